@@ -1,0 +1,1 @@
+"""The arena: third-party bots in sandboxed processes behind a time-limited pick protocol."""

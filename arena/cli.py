@@ -1,0 +1,28 @@
+"""The ``arena`` command line (Typer): one command per module, registered here."""
+
+from __future__ import annotations
+
+import typer
+
+from arena import bench
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="arena",
+    help="Sushi Go! bot arena: play games, run tournaments of sandboxed bots, rank them.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.command("bench")(bench.bench_command)
+
+
+@app.callback()
+def _root() -> None:
+    """Sushi Go! bot arena: play games, run tournaments of sandboxed bots, rank them."""
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

@@ -1,0 +1,1 @@
+"""Tournaments: fair schedules, resumable parallel runs, TrueSkill ratings and ranking tables."""
