@@ -85,7 +85,10 @@ def parse_card(name: object) -> Card:
         card = _BY_NAME.get(name)
         if card is not None:
             return card
-    raise ValueError(f"unknown card {name!r}")
+    shown = repr(name)
+    if len(shown) > 40:
+        shown = shown[:37] + "..."
+    raise ValueError(f"unknown card {shown}")
 
 
 def colour(card: Card) -> str:

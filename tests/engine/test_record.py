@@ -1,0 +1,125 @@
+"""Game records: the sushi-go-record/1 format, replay, and errors at the first inconsistency."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from typing import Any
+
+import pytest
+
+from engine import RECORD_FORMAT, RecordError, new_game, replay, to_record
+
+
+def finished_record(players: int = 4, seed: int = 3,
+                    variant: tuple[str, ...] = ()) -> dict[str, Any]:
+    rng = random.Random(seed)
+    state = new_game([f"bot{i}" for i in range(players)], seed, variant)
+    while not state.over:
+        picks: list[object] = [rng.choice(state.legal_picks(s)) for s in state.acting_seats]
+        if state.rules.dummy:
+            picks.append(rng.choice(state.legal_dummy_picks(picks[state.controller or 0])))
+        state = state.apply(picks)
+    fault = {"seat": 1, "round": 2, "turn": 3, "kind": "timeout", "detail": "no pick in 1.05 s"}
+    return json.loads(json.dumps(to_record(state, faults=[fault])))
+
+
+def test_record_has_the_documented_shape() -> None:
+    record = finished_record()
+    assert record["format"] == RECORD_FORMAT == "sushi-go-record/1"
+    assert record["seed"] == 3 and record["players"] == ["bot0", "bot1", "bot2", "bot3"]
+    assert record["variant"] == []
+    assert len(record["rounds"]) == 3
+    for rnd in record["rounds"]:
+        assert [len(h) for h in rnd["hands"]] == [8] * 4
+        assert len(rnd["picks"]) == 8 and all(len(turn) == 4 for turn in rnd["picks"])
+        assert all(isinstance(p, list) and 1 <= len(p) <= 2 for t in rnd["picks"] for p in t)
+        assert len(rnd["points"]) == 4
+    total = [sum(r["points"][s] for r in record["rounds"]) + record["pudding_points"][s]
+             for s in range(4)]
+    assert record["scores"] == total
+    assert sorted(record["places"])[0] == 1 and len(record["puddings"]) == 4
+    assert record["faults"][0]["kind"] == "timeout"
+
+
+def test_dummy_record_names_the_dummy_seat() -> None:
+    record = finished_record(2, 5, ("two-player-dummy",))
+    assert record["players"] == ["bot0", "bot1", "dummy"]
+    assert record["variant"] == ["two-player-dummy"]
+    assert record["dummy_first_controller"] in (0, 1)
+    assert [len(h) for h in record["rounds"][0]["hands"]] == [9, 9, 9]
+    assert record["places"][2] == 3
+    replay(record)
+
+
+def tamper(record: dict[str, Any], change: str) -> dict[str, Any]:
+    bad = copy.deepcopy(record)
+    rnd = bad["rounds"][1]
+    if change == "points":
+        rnd["points"][0] += 1
+    elif change == "scores":
+        bad["scores"][2] -= 1
+    elif change == "places":
+        bad["places"] = list(reversed(bad["places"]))
+    elif change == "hands":
+        rnd["hands"][0][0], rnd["hands"][1][0] = rnd["hands"][1][0], rnd["hands"][0][0]
+    elif change == "format":
+        bad["format"] = "sushi-go-record/0"
+    elif change == "turns":
+        rnd["picks"].pop()
+    elif change == "puddings":
+        bad["puddings"][0] += 1
+    return bad
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ("format", "format is 'sushi-go-record/0'"),
+        ("points", r"round 2: points \["),
+        ("scores", "scores"),
+        ("puddings", "puddings"),
+        ("places", "places"),
+        ("turns", "round 2: expected 8 turns"),
+        ("hands", "not the ones seed 3 deals"),
+    ],
+)
+def test_tampered_records_are_refused_at_the_first_inconsistency(change: str, message: str) -> None:
+    record = finished_record()
+    with pytest.raises(RecordError, match=message):
+        replay(tamper(record, change))
+
+
+def test_an_illegal_pick_is_reported_with_round_turn_and_seat() -> None:
+    record = finished_record()
+    bad = copy.deepcopy(record)
+    picks = bad["rounds"][1]["picks"]
+    held = [c for turn in picks[2:] for c in turn[1]]
+    # Seat 1's turn-3 card replaced by one it does not hold.
+    absent = next(c for c in ("maki3", "tempura", "pudding", "wasabi", "squid_nigiri", "dumpling")
+                  if c not in held and c not in bad["rounds"][1]["hands"][0])
+    picks[2][1] = [absent]
+    with pytest.raises(RecordError, match=r"round 2, turn 3: seat 1: illegal pick"):
+        replay(bad, check_seed=False)
+
+
+def test_replay_without_seed_check_accepts_hand_made_deals() -> None:
+    record = finished_record()
+    record["seed"] = None
+    state = replay(record)
+    assert state.over
+
+
+def test_records_that_are_not_records() -> None:
+    with pytest.raises(RecordError, match="JSON object"):
+        replay([])  # type: ignore[arg-type]
+    with pytest.raises(RecordError, match="missing field 'players'"):
+        replay({"format": RECORD_FORMAT})
+    with pytest.raises(RecordError, match="unknown variant 'chaos'"):
+        replay({"format": RECORD_FORMAT, "players": ["a", "b"], "variant": ["chaos"]})
+
+
+def test_only_a_finished_game_has_a_record() -> None:
+    with pytest.raises(ValueError, match="finished"):
+        to_record(new_game(3, 1))
