@@ -1,0 +1,122 @@
+"""What makes a tournament itself: its bots (with file hashes), seed, table sizes and options.
+
+The identity is stored with the games; a later run may only add games to a database whose
+identity is its own, so results of different tournaments are never mixed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tournaments.schedule import ScheduledGame, ScheduleKind, build_schedule
+
+__all__ = ["BotEntry", "TournamentConfig", "file_sha256", "identity_mismatch"]
+
+
+def file_sha256(path: Path) -> str:
+    """Hex SHA-256 of a file's bytes."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class BotEntry:
+    """A bot as the tournament knows it: its display name and the hash of its file."""
+
+    name: str
+    sha256: str
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """Everything that decides which games are played and how; rebuilt identically on resume."""
+
+    bots: tuple[BotEntry, ...]
+    players: tuple[int, ...] = (4,)
+    cycles: int = 1
+    seed: int = 0
+    schedule: ScheduleKind = ScheduleKind.ROUND_ROBIN
+    games: int | None = None
+    variant: tuple[str, ...] = ()
+    move_time: float = 1.0
+    _games_cache: list[ScheduledGame] = field(default_factory=list, compare=False, repr=False)
+
+    @property
+    def names(self) -> list[str]:
+        """The bots' display names, by bot index."""
+        return [b.name for b in self.bots]
+
+    def build(self) -> list[ScheduledGame]:
+        """The schedule (built once, then cached)."""
+        if not self._games_cache:
+            self._games_cache.extend(build_schedule(
+                bots=len(self.bots), players=self.players, cycles=self.cycles, seed=self.seed,
+                kind=self.schedule, games=self.games))
+        return self._games_cache
+
+    def identity(self) -> dict[str, Any]:
+        """The JSON-ready identity stored with the games."""
+        return {
+            "bots": [{"name": b.name, "sha256": b.sha256} for b in self.bots],
+            "players": list(self.players),
+            "cycles": self.cycles,
+            "seed": self.seed,
+            "schedule": self.schedule.value,
+            "games": self.games,
+            "variant": list(self.variant),
+            "move_time": self.move_time,
+        }
+
+    def identity_json(self) -> str:
+        """The identity as canonical JSON text."""
+        return json.dumps(self.identity(), sort_keys=True, separators=(",", ":"))
+
+    @classmethod
+    def from_identity(cls, data: Mapping[str, Any]) -> TournamentConfig:
+        """The configuration a stored identity describes (``KeyError``/``ValueError`` if bad)."""
+        return cls(
+            bots=tuple(BotEntry(str(b["name"]), str(b["sha256"])) for b in data["bots"]),
+            players=tuple(int(n) for n in data["players"]),
+            cycles=int(data["cycles"]),
+            seed=int(data["seed"]),
+            schedule=ScheduleKind(data["schedule"]),
+            games=None if data["games"] is None else int(data["games"]),
+            variant=tuple(str(v) for v in data["variant"]),
+            move_time=float(data["move_time"]),
+        )
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, list) and value and isinstance(value[0], dict):
+        return ", ".join(str(v.get("name")) for v in value)
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value) or "none"
+    return str(value)
+
+
+def identity_mismatch(stored: Mapping[str, Any], wanted: Mapping[str, Any]) -> str | None:
+    """A short phrase naming the first difference between two identities, or None if equal."""
+    names = {
+        "bots": "bots", "players": "--players", "cycles": "--cycles", "seed": "--seed",
+        "schedule": "--schedule", "games": "--games", "variant": "--variant",
+        "move_time": "--move-time"}
+    for key in ("bots", "seed", "players", "cycles", "schedule", "games", "variant", "move_time"):
+        old, new = stored.get(key), wanted.get(key)
+        if old == new:
+            continue
+        if key == "bots":
+            old_names = [b.get("name") for b in old or []]
+            new_names = [b.get("name") for b in new or []]
+            if old_names == new_names:
+                changed = [b["name"] for b, c in zip(old or [], new or [], strict=False)
+                           if b != c]
+                return f"bot file {', '.join(changed)} changed since it was stored"
+        return f"{names[key]} is {_describe(old)} there, {_describe(new)} here"
+    extra = set(stored) ^ set(wanted)
+    if extra:
+        return f"stored fields differ: {', '.join(sorted(extra))}"
+    return None

@@ -1,0 +1,225 @@
+"""A tournament's games in one SQLite database: committed one by one, safe to resume.
+
+Every finished game is its own transaction (WAL journal), so killing the run at any moment loses
+only games still in flight. The tournament's identity is stored first; opening the database for
+a different tournament, or a file that is not such a database, raises :class:`StoreError`.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import zlib
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from tournaments.config import TournamentConfig, identity_mismatch
+from tournaments.schedule import ScheduledGame
+
+__all__ = ["DB_NAME", "FORMAT", "Store", "StoreError", "StoredGame"]
+
+DB_NAME = "tournament.db"
+FORMAT = "sushi-go-tournament-db/1"
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE games (
+    idx INTEGER PRIMARY KEY,
+    seed INTEGER NOT NULL,
+    seats TEXT NOT NULL,
+    scores TEXT NOT NULL,
+    places TEXT NOT NULL,
+    faults TEXT NOT NULL,
+    seconds REAL NOT NULL,
+    pick_seconds TEXT NOT NULL,
+    record BLOB NOT NULL,
+    finished_at TEXT NOT NULL
+);
+"""
+_COLUMNS = {"idx", "seed", "seats", "scores", "places", "faults", "seconds", "pick_seconds",
+            "record", "finished_at"}
+
+
+class StoreError(RuntimeError):
+    """The database cannot be used; the one-line message names the file and the problem."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredGame:
+    """One finished game as stored (the full record is fetched separately)."""
+
+    index: int
+    seed: int
+    seats: tuple[int, ...]          #: bot index per bot seat
+    scores: list[int]               #: per seat of the record (a dummy seat included)
+    places: list[int]
+    faults: list[dict[str, Any]]
+    seconds: float
+    pick_seconds: list[float]
+
+
+class Store:
+    """An open tournament database. Use :meth:`open`; close it (or use ``with``) when done."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self._conn = conn
+        self.path = path
+
+    # ------------------------------------------------------------------ opening
+    @classmethod
+    def open(cls, directory: Path, config: TournamentConfig | None = None) -> Store:
+        """Open ``directory``'s database: created for ``config`` if absent, else checked.
+
+        With ``config`` None the database must exist (for re-exporting rankings).
+        """
+        path = directory / DB_NAME
+        if directory.exists() and not directory.is_dir():
+            raise StoreError(f"{directory} is not a directory")
+        if config is None and not path.is_file():
+            raise StoreError(f"{directory} holds no tournament (no {DB_NAME})")
+        if path.exists() and not path.is_file():
+            raise StoreError(f"{path} is not a file")
+        directory.mkdir(parents=True, exist_ok=True)
+        try:
+            conn = sqlite3.connect(path, timeout=30)
+        except sqlite3.Error as err:
+            raise StoreError(f"cannot open {path}: {err}") from None
+        store = cls(conn, path)
+        try:
+            store._prepare(config)
+        except sqlite3.DatabaseError as err:
+            conn.close()
+            raise StoreError(f"{path} is damaged or not a tournament database ({err})") from None
+        except StoreError:
+            conn.close()
+            raise
+        return store
+
+    def _prepare(self, config: TournamentConfig | None) -> None:
+        conn = self._conn
+        tables = {row[0] for row in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not tables and config is not None:
+            conn.execute("PRAGMA journal_mode = WAL")
+            with conn:
+                conn.execute("BEGIN")
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+                conn.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", [
+                    ("format", FORMAT),
+                    ("identity", config.identity_json()),
+                    ("planned", str(len(config.build()))),
+                    ("created_at", datetime.now(UTC).isoformat(timespec="seconds")),
+                ])
+        else:
+            self._check(tables)
+            conn.execute("PRAGMA journal_mode = WAL")
+            if config is not None:
+                mismatch = identity_mismatch(self.identity(), config.identity())
+                if mismatch:
+                    raise StoreError(
+                        f"{self.path.parent} holds a different tournament ({mismatch}); "
+                        "choose another --out or repeat the original options")
+        conn.execute("PRAGMA synchronous = NORMAL")
+
+    def _check(self, tables: set[str]) -> None:
+        missing = {"meta", "games"} - tables
+        if missing:
+            raise StoreError(f"{self.path} is not a tournament database "
+                             f"(missing table {', '.join(sorted(missing))})")
+        columns = {row[1] for row in self._conn.execute("PRAGMA table_info(games)")}
+        if not columns >= _COLUMNS:
+            raise StoreError(f"{self.path} is not a tournament database (games table differs)")
+        check = self._conn.execute("PRAGMA quick_check").fetchone()
+        if not check or check[0] != "ok":
+            raise StoreError(f"{self.path} is damaged (integrity check: {check and check[0]})")
+        meta = self._meta()
+        if meta.get("format") != FORMAT:
+            raise StoreError(f"{self.path} has format {meta.get('format')!r}, "
+                             f"expected {FORMAT!r}")
+        try:
+            TournamentConfig.from_identity(json.loads(meta["identity"]))
+            int(meta["planned"])
+        except (KeyError, ValueError, TypeError) as err:
+            raise StoreError(f"{self.path} is damaged (bad identity: {err})") from None
+
+    def _meta(self) -> dict[str, str]:
+        return dict(self._conn.execute("SELECT key, value FROM meta").fetchall())
+
+    # ------------------------------------------------------------------ reading
+    def identity(self) -> dict[str, Any]:
+        """The stored identity (see :meth:`TournamentConfig.identity`)."""
+        data: dict[str, Any] = json.loads(self._meta()["identity"])
+        return data
+
+    def config(self) -> TournamentConfig:
+        """The stored tournament's configuration."""
+        return TournamentConfig.from_identity(self.identity())
+
+    @property
+    def planned(self) -> int:
+        """Games in the whole schedule."""
+        return int(self._meta()["planned"])
+
+    def done(self) -> set[int]:
+        """Schedule indices of the games already stored."""
+        return {row[0] for row in self._conn.execute("SELECT idx FROM games")}
+
+    def count(self) -> int:
+        """Number of games stored."""
+        return int(self._conn.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+
+    def games(self) -> list[StoredGame]:
+        """Every stored game, in schedule order."""
+        rows = self._conn.execute(
+            "SELECT idx, seed, seats, scores, places, faults, seconds, pick_seconds "
+            "FROM games ORDER BY idx")
+        try:
+            return [StoredGame(idx, seed, tuple(json.loads(seats)), json.loads(scores),
+                               json.loads(places), json.loads(faults), seconds,
+                               json.loads(picks))
+                    for idx, seed, seats, scores, places, faults, seconds, picks in rows]
+        except (ValueError, TypeError) as err:
+            raise StoreError(f"{self.path} is damaged (bad game row: {err})") from None
+
+    def records(self) -> Iterator[tuple[int, dict[str, Any]]]:
+        """``(index, record)`` for every stored game, in schedule order."""
+        for idx, blob in self._conn.execute("SELECT idx, record FROM games ORDER BY idx"):
+            try:
+                yield idx, json.loads(zlib.decompress(blob))
+            except (zlib.error, ValueError) as err:
+                raise StoreError(f"{self.path} is damaged (record of game {idx}: {err})") from None
+
+    def mean_seconds(self) -> float | None:
+        """Mean wall time of the stored games, or None if there are none."""
+        value = self._conn.execute("SELECT AVG(seconds) FROM games").fetchone()[0]
+        return None if value is None else float(value)
+
+    # ------------------------------------------------------------------ writing
+    def add(self, game: ScheduledGame, record: Mapping[str, Any], *, seconds: float,
+            pick_seconds: Sequence[float]) -> None:
+        """Store one finished game and commit it."""
+        blob = zlib.compress(json.dumps(record, separators=(",", ":")).encode(), 6)
+        with self._conn:
+            self._conn.execute(
+                "INSERT INTO games (idx, seed, seats, scores, places, faults, seconds, "
+                "pick_seconds, record, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (game.index, game.seed, json.dumps(list(game.seats)),
+                 json.dumps(record["scores"]), json.dumps(record["places"]),
+                 json.dumps(record.get("faults", [])), float(seconds),
+                 json.dumps([float(s) for s in pick_seconds]), blob,
+                 datetime.now(UTC).isoformat(timespec="milliseconds")))
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
