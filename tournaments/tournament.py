@@ -1,0 +1,151 @@
+"""Running a whole tournament: plan, resume, play in parallel, store, rate and write tables."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tournaments.config import BotEntry, TournamentConfig, file_sha256
+from tournaments.progress import NoProgress, ProgressView, format_duration
+from tournaments.rating import Ratings
+from tournaments.report import build_ranking, write_rankings
+from tournaments.runner import Finished, PoolFactory, arena_pool, run_games
+from tournaments.schedule import ScheduledGame
+from tournaments.store import Store
+
+__all__ = ["Plan", "make_config", "plan", "play_tournament", "rank_directory",
+           "estimate_seconds", "DEFAULT_GAME_SECONDS"]
+
+#: Rough wall time of one game of quick bots, per seat, used before any game is stored.
+DEFAULT_GAME_SECONDS = 0.03
+
+
+def make_config(specs: Sequence[Any], **options: Any) -> TournamentConfig:
+    """The configuration for bots ``specs`` (``name``/``path`` objects) and the options."""
+    bots = tuple(BotEntry(spec.name, file_sha256(Path(spec.path))) for spec in specs)
+    return TournamentConfig(bots=bots, **options)
+
+
+def estimate_seconds(games: Sequence[ScheduledGame], workers: int,
+                     mean_seconds: float | None = None) -> float:
+    """Expected wall time of ``games`` on ``workers`` processes."""
+    if not games:
+        return 0.0
+    if mean_seconds is not None:
+        total = mean_seconds * len(games)
+    else:
+        total = sum(DEFAULT_GAME_SECONDS * g.players for g in games)
+    return total / max(1, min(workers, len(games)))
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a run will do: the whole schedule and the games still missing."""
+
+    config: TournamentConfig
+    schedule: list[ScheduledGame]
+    missing: list[ScheduledGame]
+    estimate: float
+
+    def summary(self, workers: int) -> str:
+        """The schedule printed before anything runs."""
+        c = self.config
+        sizes = sorted(set(c.players))
+        tables = len({g.deal_key for g in self.schedule})
+        per_bot: dict[int, int] = {}
+        for g in self.schedule:
+            for b in set(g.seats):
+                per_bot[b] = per_bot.get(b, 0) + 1
+        lo, hi = min(per_bot.values()), max(per_bot.values())
+        each = f"{lo}" if lo == hi else f"{lo}-{hi}"
+        lines = [
+            f"bots ({len(c.bots)}): {', '.join(c.names)}",
+            f"schedule: {c.schedule.value}, {'/'.join(map(str, sizes))}-player tables, "
+            f"{c.cycles} cycle(s), seed {c.seed}"
+            + (f", variants {', '.join(c.variant)}" if c.variant else ""),
+            f"games: {len(self.schedule)} ({tables} deals x every seat rotation; "
+            f"{each} games per bot)",
+        ]
+        done = len(self.schedule) - len(self.missing)
+        if done:
+            lines.append(f"resuming: {done} games already stored, {len(self.missing)} to play")
+        lines.append(f"estimated time: ~{format_duration(self.estimate)} on {workers} worker(s)")
+        return "\n".join(lines)
+
+
+def plan(config: TournamentConfig, store: Store | None, workers: int) -> Plan:
+    """The plan for running ``config`` against what ``store`` (if any) already holds."""
+    schedule = config.build()
+    done = store.done() if store is not None else set()
+    missing = [g for g in schedule if g.index not in done]
+    mean = store.mean_seconds() if store is not None else None
+    return Plan(config, schedule, missing, estimate_seconds(missing, workers, mean))
+
+
+def _record_path(out: Path, index: int) -> Path:
+    return out / "games" / f"game-{index + 1:06d}.json"
+
+
+def _write_record(out: Path, index: int, record: dict[str, Any]) -> None:
+    path = _record_path(out, index)
+    path.parent.mkdir(exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+def play_tournament(
+    specs: Sequence[Any],
+    store: Store,
+    the_plan: Plan,
+    *,
+    out: Path,
+    options: Any,
+    workers: int,
+    records: bool = False,
+    progress: ProgressView | None = None,
+    pool_factory: PoolFactory = arena_pool,
+) -> dict[str, Any]:
+    """Play the plan's missing games, storing each as it ends; returns the ranking.
+
+    The ranking files are written into ``out`` when every game is stored.
+    """
+    config = the_plan.config
+    progress = progress if progress is not None else NoProgress()
+    if records:
+        for index, record in store.records():
+            if not _record_path(out, index).exists():
+                _write_record(out, index, record)
+    live = Ratings(len(config.bots))
+    for game in store.games():
+        live.add(game.seats, game.places)
+    total = len(the_plan.schedule)
+    done = total - len(the_plan.missing)
+
+    def finished(f: Finished) -> None:
+        nonlocal done
+        store.add(f.game, f.record, seconds=f.seconds, pick_seconds=f.pick_seconds)
+        if records:
+            _write_record(out, f.game.index, f.record)
+        live.add(f.game.seats, f.record["places"])
+        done += 1
+        progress.update(done, config.names[live.leader()])
+
+    progress.start(total, done)
+    try:
+        run_games(specs, the_plan.missing, options=options, variant=config.variant,
+                  workers=workers, on_finished=finished, pool_factory=pool_factory)
+    finally:
+        progress.close()
+    ranking = build_ranking(config, store.games())
+    write_rankings(out, ranking)
+    return ranking
+
+
+def rank_directory(directory: Path) -> dict[str, Any]:
+    """The ranking of the tournament stored in ``directory`` (complete or not)."""
+    with Store.open(directory) as store:
+        return build_ranking(store.config(), store.games())
