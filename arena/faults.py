@@ -1,0 +1,116 @@
+"""The fault policy, all of it: what counts as a fault, what replaces a faulty pick, when a
+bot's process is restarted and when a bot is no longer asked.
+
+- Kinds: ``start`` (will not load, or no ``pick``), ``timeout``, ``crash`` (the process died,
+  or the bot's code raised), ``illegal`` (a value that is not a legal pick now) and
+  ``protocol`` (garbage on the channel).
+- Every faulty pick is replaced by a random legal *single* card drawn from a generator seeded
+  by the game's seed, so a game with faults still replays exactly.
+- After a ``timeout``, ``crash`` or ``protocol`` fault the process is killed with everything it
+  started, and a fresh one serves the bot's next pick.
+- After :data:`MAX_FAULTS` faults in a game (or one ``start`` fault) the bot is not asked again
+  that game: its remaining picks are random too.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine import Card, Pick
+
+__all__ = ["FAULT_KINDS", "MAX_FAULTS", "Fault", "FaultPolicy", "judge", "shorten"]
+
+FAULT_KINDS = ("start", "timeout", "crash", "illegal", "protocol")
+MAX_FAULTS = 3
+_RESTART = frozenset({"timeout", "crash", "protocol"})
+_CARDS = {c.value: c for c in Card}
+
+
+def shorten(text: str, limit: int = 100) -> str:
+    """``text`` cut to ``limit`` characters, marked with an ellipsis when cut."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One fault. ``traceback`` (the bot's, when it raised) is kept out of the game record."""
+
+    seat: int
+    round: int
+    turn: int
+    kind: str
+    detail: str
+    traceback: str = ""
+
+    def to_record(self) -> dict[str, Any]:
+        """The fault as the game record stores it."""
+        return {"seat": self.seat, "round": self.round, "turn": self.turn, "kind": self.kind,
+                "detail": self.detail}
+
+
+def judge(value: Any, legal: Sequence[Pick], *, can_use_chopsticks: bool,
+          hand: Sequence[Card]) -> tuple[Pick | None, str]:
+    """The legal pick ``value`` stands for, or ``(None, reason)`` when it is illegal."""
+    cards: list[Card] = []
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, list) or not 1 <= len(names) <= 2:
+        return None, f"returned {shorten(repr(value), 60)}: not a card name or a list of " \
+                     "one or two card names"
+    for name in names:
+        card = _CARDS.get(name) if isinstance(name, str) else None
+        if card is None:
+            return None, f"returned {shorten(repr(value), 60)}: {shorten(repr(name), 40)} " \
+                         "is not a card name"
+        cards.append(card)
+    pick = tuple(cards)
+    if pick in legal:
+        return pick, ""
+    shown = shorten(repr(value), 60)
+    if len(pick) == 2 and not can_use_chopsticks:
+        return None, f"returned {shown}: two cards need usable chopsticks"
+    in_hand = ", ".join(c.value for c in hand)
+    return None, f"returned {shown}: not in hand [{shorten(in_hand, 80)}]"
+
+
+class FaultPolicy:
+    """One game's faults, and the seeded generator of substitute picks."""
+
+    def __init__(self, seed: int, seats: int, *, max_faults: int = MAX_FAULTS) -> None:
+        self._rng = random.Random(f"sushi-go-arena-substitutes:{seed}")
+        self._counts = [0] * seats
+        self._barred = [False] * seats
+        self.max_faults = max_faults
+        self.faults: list[Fault] = []
+
+    def may_ask(self, seat: int) -> bool:
+        """Whether the bot in ``seat`` is still asked for its picks this game."""
+        return not self._barred[seat]
+
+    def fault(self, seat: int, round_: int, turn: int, kind: str, detail: str,
+              traceback: str = "") -> Fault:
+        """Record a fault of ``seat``; bars the seat after a start fault or too many faults."""
+        if kind not in FAULT_KINDS:
+            raise ValueError(f"unknown fault kind {kind!r}")
+        self._counts[seat] += 1
+        if kind == "start" or self._counts[seat] >= self.max_faults:
+            self._barred[seat] = True
+        fault = Fault(seat, round_, turn, kind, shorten(detail, 160), traceback)
+        self.faults.append(fault)
+        return fault
+
+    @staticmethod
+    def restarts(kind: str) -> bool:
+        """Whether a fault of this kind kills the process (a fresh one serves the next pick)."""
+        return kind in _RESTART
+
+    def substitute(self, legal: Sequence[Pick]) -> Pick:
+        """A random legal single card, from the game's seeded generator."""
+        singles = [p for p in legal if len(p) == 1]
+        return self._rng.choice(singles)
+
+    def records(self) -> list[dict[str, Any]]:
+        """The faults as the game record stores them."""
+        return [f.to_record() for f in self.faults]

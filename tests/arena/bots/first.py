@@ -1,0 +1,2 @@
+def pick(obs):
+    return obs.hand[0]
