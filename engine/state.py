@@ -423,8 +423,9 @@ class GameState:
         picks_now = (*self.picks, tuple(checked))
         tabs = tuple(tableaux)
         if any(new_hands):
-            return self._replace(_public=None, turn=self.turn + 1, hands=new_hands, tableaux=tabs,
-                                 picks=picks_now, passed=passed)._drawn_for_dummy()
+            nxt = self._replace(_public=None, turn=self.turn + 1, hands=new_hands,
+                                tableaux=tabs, picks=picks_now, passed=passed)
+            return nxt._drawn_for_dummy() if rules.dummy else nxt
         return self._end_round(tabs, picks_now)
 
     def _end_round(self, tableaux: tuple[tuple[Card, ...], ...],
