@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from arena import bench
+from tournaments import cli as tournaments_cli
 
 __all__ = ["app", "main"]
 
@@ -16,6 +17,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.command("bench")(bench.bench_command)
+app.command("tournament")(tournaments_cli.tournament_command)
+app.command("rank")(tournaments_cli.rank_command)
 
 
 @app.callback()

@@ -174,7 +174,7 @@ def ranking_markdown(ranking: dict[str, Any]) -> str:
     headers, rows = _h2h_rows(ranking)
     return "\n".join([
         "## Ranking", "", _summary(ranking) + ".", "",
-        tabulate(_rows(ranking), headers=_HEADERS, tablefmt="github",
+        tabulate(_rows(ranking), headers=_HEADERS, tablefmt="github", disable_numparse=True,
                  colalign=("right", "left") + ("right",) * 10),
         "",
         "Rating = mu − 3·sigma (TrueSkill). Wins: a shared first place counts 1/k. "
@@ -183,7 +183,7 @@ def ranking_markdown(ranking: dict[str, Any]) -> str:
         "", "## Head to head", "",
         "How often the row bot finished ahead of the column bot when they met (ties count "
         "one half).", "",
-        tabulate(rows, headers=headers, tablefmt="github"), "",
+        tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True), "",
     ])
 
 
@@ -206,6 +206,7 @@ def ranking_table(ranking: dict[str, Any]) -> str:
     """A plain-text table for the terminal."""
     return "\n".join([_summary(ranking), "",
                       tabulate(_rows(ranking), headers=_HEADERS, tablefmt="simple",
+                               disable_numparse=True,
                                colalign=("right", "left") + ("right",) * 10)])
 
 

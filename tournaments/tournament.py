@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine import HAND_SIZES
 from tournaments.config import BotEntry, TournamentConfig, file_sha256
 from tournaments.progress import NoProgress, ProgressView, format_duration
 from tournaments.rating import Ratings
@@ -17,10 +18,11 @@ from tournaments.schedule import ScheduledGame
 from tournaments.store import Store
 
 __all__ = ["Plan", "make_config", "plan", "play_tournament", "rank_directory",
-           "estimate_seconds", "DEFAULT_GAME_SECONDS"]
+           "estimate_seconds", "ASSUMED_PICK_SECONDS"]
 
-#: Rough wall time of one game of quick bots, per seat, used before any game is stored.
-DEFAULT_GAME_SECONDS = 0.03
+#: Assumed seconds per pick before any game is stored (a searching bot at the table; the
+#: built-in mcts bot takes about 0.06 s, quick bots a few ms).
+ASSUMED_PICK_SECONDS = 0.05
 
 
 def make_config(specs: Sequence[Any], **options: Any) -> TournamentConfig:
@@ -29,15 +31,22 @@ def make_config(specs: Sequence[Any], **options: Any) -> TournamentConfig:
     return TournamentConfig(bots=bots, **options)
 
 
+def _picks(game: ScheduledGame, variant: Sequence[str]) -> int:
+    """Turns in a game: three rounds of one hand."""
+    return 3 * (9 if "two-player-dummy" in variant else HAND_SIZES[game.players])
+
+
 def estimate_seconds(games: Sequence[ScheduledGame], workers: int,
-                     mean_seconds: float | None = None) -> float:
-    """Expected wall time of ``games`` on ``workers`` processes."""
+                     mean_seconds: float | None = None, *, variant: Sequence[str] = (),
+                     pick_seconds: float = ASSUMED_PICK_SECONDS) -> float:
+    """Expected wall time of ``games`` on ``workers`` processes: from the stored games' mean
+    time when known, else ``pick_seconds`` for every turn."""
     if not games:
         return 0.0
     if mean_seconds is not None:
         total = mean_seconds * len(games)
     else:
-        total = sum(DEFAULT_GAME_SECONDS * g.players for g in games)
+        total = sum(pick_seconds * _picks(g, variant) for g in games)
     return total / max(1, min(workers, len(games)))
 
 
@@ -49,6 +58,8 @@ class Plan:
     schedule: list[ScheduledGame]
     missing: list[ScheduledGame]
     estimate: float
+    measured: bool = False      #: the estimate comes from stored games' times
+    worst: float = 0.0          #: the time if every pick took the full move time
 
     def summary(self, workers: int) -> str:
         """The schedule printed before anything runs."""
@@ -72,7 +83,11 @@ class Plan:
         done = len(self.schedule) - len(self.missing)
         if done:
             lines.append(f"resuming: {done} games already stored, {len(self.missing)} to play")
-        lines.append(f"estimated time: ~{format_duration(self.estimate)} on {workers} worker(s)")
+        basis = ("from the stored games" if self.measured
+                 else f"assuming {ASSUMED_PICK_SECONDS * 1000:.0f} ms per turn")
+        lines.append(f"estimated time: ~{format_duration(self.estimate)} on {workers} "
+                     f"worker(s) ({basis}; at most {format_duration(self.worst)} if every "
+                     f"pick takes the full {c.move_time:g} s)")
         return "\n".join(lines)
 
 
@@ -82,7 +97,10 @@ def plan(config: TournamentConfig, store: Store | None, workers: int) -> Plan:
     done = store.done() if store is not None else set()
     missing = [g for g in schedule if g.index not in done]
     mean = store.mean_seconds() if store is not None else None
-    return Plan(config, schedule, missing, estimate_seconds(missing, workers, mean))
+    estimate = estimate_seconds(missing, workers, mean, variant=config.variant)
+    worst = estimate_seconds(missing, workers, variant=config.variant,
+                             pick_seconds=config.move_time)
+    return Plan(config, schedule, missing, estimate, mean is not None, worst)
 
 
 def _record_path(out: Path, index: int) -> Path:

@@ -1,0 +1,182 @@
+"""``arena tournament`` and ``arena rank`` end to end, with real bot processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.cli import app
+from engine import replay
+
+BOTS = Path(__file__).resolve().parent / "bots"
+runner = CliRunner()
+
+
+def bots(*names: str) -> list[str]:
+    return [str(BOTS / f"{name}.py") for name in names]
+
+
+def arena(*args: str):
+    result = runner.invoke(app, [str(a) for a in args])
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result
+
+
+def one_line_error(result, code: int = 2) -> str:
+    assert result.exit_code == code, result.output
+    assert "Traceback" not in result.output
+    lines = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert len(lines) == 1, result.output
+    return lines[0]
+
+
+# Four bots at 2- and 3-player tables: 24 games a cycle, about 0.1 s each (slowish sleeps).
+KILL_BOTS = bots("first", "last", "lucky", "slowish")
+KILL_OPTIONS = ["--players", "2", "--players", "3", "--cycles", "4", "--seed", "5",
+                "--sandbox", "none", "--quiet"]
+KILL_GAMES = 96
+
+
+def stored_games(db: Path) -> int:
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as conn:
+            return int(conn.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
+def test_workers_and_sigkill_resume_give_identical_rankings(tmp_path):
+    texts = []
+    for workers in (1, 2):
+        out = tmp_path / f"w{workers}"
+        result = arena("tournament", *KILL_BOTS, *KILL_OPTIONS, "--workers", workers,
+                       "--out", out)
+        assert result.exit_code == 0, result.output
+        assert f"games: {KILL_GAMES}" in result.output
+        texts.append((out / "ranking.json").read_bytes())
+    # The same tournament killed with SIGKILL (whole process group) about half-way...
+    out = tmp_path / "killed"
+    command = [sys.executable, "-c", "from arena.cli import main; main()", "tournament",
+               *KILL_BOTS, *KILL_OPTIONS, "--workers", "2", "--out", str(out)]
+    proc = subprocess.Popen(command, cwd=tmp_path, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while stored_games(out / "tournament.db") < KILL_GAMES // 3:
+            assert proc.poll() is None, "the run ended before it could be killed"
+            assert time.monotonic() < deadline, "no progress"
+            time.sleep(0.02)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    stored = stored_games(out / "tournament.db")
+    assert KILL_GAMES // 3 <= stored < KILL_GAMES
+    assert not (out / "ranking.json").exists()
+    # ... then resumed with the same command: only the missing games are played.
+    result = arena("tournament", *KILL_BOTS, *KILL_OPTIONS, "--workers", "2", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert f"resuming: {stored} games already stored, {KILL_GAMES - stored} to play" \
+        in result.output
+    texts.append((out / "ranking.json").read_bytes())
+    assert texts[0] == texts[1] == texts[2]
+    ranking = json.loads(texts[0])
+    assert ranking["games"] == KILL_GAMES and len(ranking["bots"]) == 4
+
+
+def test_a_bot_that_faults_every_pick_is_rated(tmp_path):
+    out = tmp_path / "out"
+    result = arena("tournament", *bots("faulty", "first", "last"), "--players", "3",
+                   "--cycles", "2", "--sandbox", "none", "--out", out, "--records")
+    assert result.exit_code == 0, result.output
+    ranking = json.loads((out / "ranking.json").read_text())
+    faulty = next(b for b in ranking["bots"] if b["name"] == "faulty")
+    assert faulty["games"] == 6 and faulty["faults"]["illegal"] > 0
+    assert faulty["sigma"] < 25 / 3
+    for name in ("ranking.md", "ranking.csv"):
+        assert "faulty" in (out / name).read_text()
+    # Printed at the end: the table and the output folder.
+    assert "faulty" in result.output.split("games: 6")[-1]
+    assert f"results: {out}" in result.output
+    records = sorted((out / "games").glob("*.json"))
+    assert len(records) == 6
+    for path in records:
+        replay(json.loads(path.read_text()))
+
+
+def test_rank_reexports_from_the_database(tmp_path):
+    out = tmp_path / "out"
+    assert arena("tournament", *bots("first", "last"), "--players", "2", "--cycles", "2",
+                 "--sandbox", "none", "--out", out, "--quiet").exit_code == 0
+    original = (out / "ranking.json").read_text()
+    result = arena("rank", out, "--format", "json")
+    assert result.exit_code == 0 and result.output == original
+    assert arena("rank", out).output.startswith("4 games, 2-player tables")
+    assert "| bot" in arena("rank", out, "-f", "md").output
+    assert arena("rank", out, "--format", "csv").output.startswith("rank,name,rating")
+    (out / "ranking.json").unlink()
+    assert arena("rank", out, "--write").exit_code == 0
+    assert (out / "ranking.json").read_text() == original
+    assert "holds no tournament" in one_line_error(arena("rank", tmp_path / "nowhere"))
+
+
+def test_random_schedule_and_variants(tmp_path):
+    result = arena("tournament", *bots("first", "last", "lucky"), "--schedule", "random",
+                   "--games", "5", "--players", "2", "--variant", "two-player-dummy",
+                   "--sandbox", "none", "--out", tmp_path / "dummy", "--quiet")
+    assert result.exit_code == 0, result.output
+    ranking = json.loads((tmp_path / "dummy" / "ranking.json").read_text())
+    assert ranking["games"] == 6 and ranking["tournament"]["variant"] == ["two-player-dummy"]
+    assert all(b["games"] == 4 for b in ranking["bots"])
+
+
+def test_dry_run_prints_the_schedule_only(tmp_path):
+    result = arena("tournament", *bots("first", "last", "lucky", "faulty", "slowish"),
+                   "--players", "4", "--cycles", "3", "--out", tmp_path / "x", "--dry-run",
+                   "--sandbox", "none")
+    assert result.exit_code == 0, result.output
+    assert "bots (5): first, last, lucky, faulty, slowish" in result.output
+    assert "games: 60 (15 deals x every seat rotation; 48 games per bot)" in result.output
+    assert "estimated time" in result.output
+    assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["nowhere.py"], "no such bot file"),
+    (bots("first"), "at least 2 bots"),
+    (bots("first", "last") + ["--players", "6"], "between 2 and 5"),
+    (bots("first", "last") + ["--variant", "blue"], "unknown variant 'blue'"),
+    (bots("first", "last") + ["--variant", "two-player-dummy"], "needs --players 2"),
+    (bots("first", "last") + ["--schedule", "random"], "needs --games"),
+    (bots("first", "last") + ["--games", "4"], "--schedule random"),
+])
+def test_bad_input_is_one_line(tmp_path, args, message):
+    result = arena("tournament", *args, "--sandbox", "none", "--out", tmp_path / "o")
+    assert message in one_line_error(result)
+
+
+def test_other_tournament_or_damaged_database_in_out(tmp_path):
+    out = tmp_path / "out"
+    base = [*bots("first", "last"), "--players", "2", "--cycles", "1", "--sandbox", "none",
+            "--out", str(out), "--quiet"]
+    assert arena("tournament", *base).exit_code == 0
+    again = arena("tournament", *base)
+    assert again.exit_code == 0 and "resuming: 2 games already stored, 0 to play" in again.output
+    error = one_line_error(arena("tournament", *base, "--seed", "9"))
+    assert "holds a different tournament (--seed is 0 there, 9 here)" in error
+    error = one_line_error(arena("tournament", *bots("first", "lucky"), *base[2:]))
+    assert "bots is first, last there, first, lucky here" in error
+    (out / "tournament.db").write_bytes(b"\0garbage" * 512)
+    for name in ("tournament.db-wal", "tournament.db-shm"):
+        (out / name).unlink(missing_ok=True)
+    assert "damaged" in one_line_error(arena("tournament", *base))
+    assert "damaged" in one_line_error(arena("rank", out))

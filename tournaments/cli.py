@@ -1,0 +1,214 @@
+"""The ``arena tournament`` and ``arena rank`` commands."""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from datetime import datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+
+from arena.pool import ArenaOptions, BotLoadError, SandboxUnavailable, check_sandbox, resolve_bots
+from engine import Variant, parse_variants
+from tournaments.config import TournamentConfig
+from tournaments.progress import format_duration, make_progress
+from tournaments.report import (
+    ranking_csv,
+    ranking_json,
+    ranking_markdown,
+    ranking_table,
+    write_rankings,
+)
+from tournaments.runner import RunError
+from tournaments.schedule import ScheduleError, ScheduleKind, build_schedule
+from tournaments.store import DB_NAME, Store, StoreError
+from tournaments.tournament import make_config, plan, play_tournament, rank_directory
+
+__all__ = ["tournament_command", "rank_command", "default_cycles", "GAMES_PER_BOT",
+           "SandboxMode", "RankFormat"]
+
+#: Without --cycles, enough cycles for every bot to play at least this many games.
+GAMES_PER_BOT = 100
+RESULTS_DIR = Path("arena-results")
+CONFIRM_SECONDS = 3600.0
+
+
+class SandboxMode(StrEnum):
+    """How bot processes are isolated."""
+
+    AUTO = "auto"
+    BWRAP = "bwrap"
+    NONE = "none"
+
+
+class RankFormat(StrEnum):
+    """Output formats of ``arena rank``."""
+
+    TABLE = "table"
+    MD = "md"
+    CSV = "csv"
+    JSON = "json"
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def default_cycles(bots: int, players: list[int], *, target: int = GAMES_PER_BOT) -> int:
+    """Cycles giving every bot at least ``target`` games; even (pass directions balance)."""
+    one = build_schedule(bots=bots, players=players, cycles=1, seed=0)
+    per_bot = min(sum(1 for g in one if b in g.seats) for b in range(bots))
+    cycles = max(1, math.ceil(target / per_bot))
+    return cycles + cycles % 2 if cycles > 1 else cycles
+
+
+def _fresh_out() -> Path:
+    stamp = datetime.now().strftime("%Y-%m-%d_%H-%M-%S")
+    path, n = RESULTS_DIR / stamp, 1
+    while path.exists():
+        n += 1
+        path = RESULTS_DIR / f"{stamp}-{n}"
+    return path
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def tournament_command(
+    bots: Annotated[list[str] | None, typer.Argument(
+        help="Bot files, or directories of bot files. Default: the built-in bots.",
+        show_default=False)] = None,
+    players: Annotated[list[int] | None, typer.Option(
+        "--players", "-p", help="Seats per table (2-5); repeat for several table sizes. "
+        "[default: 4]", show_default=False)] = None,
+    cycles: Annotated[int | None, typer.Option(
+        min=1, help="Complete schedules, each with fresh deals. [default: enough for every "
+        f"bot to play {GAMES_PER_BOT} games]", show_default=False)] = None,
+    seed: Annotated[int, typer.Option(help="Seed of every deal (and of random tables).")] = 0,
+    move_time: Annotated[float, typer.Option(
+        "--move-time", min=0.001, help="Seconds a bot may think per pick.")] = 1.0,
+    workers: Annotated[int | None, typer.Option(
+        min=1, help="Games played in parallel. [default: the number of cores]",
+        show_default=False)] = None,
+    out: Annotated[Path | None, typer.Option(
+        help="Output folder; an existing one is resumed. [default: a new folder under "
+        "./arena-results/]", show_default=False)] = None,
+    records: Annotated[bool, typer.Option(
+        "--records", help="Write every game record under OUT/games/.")] = False,
+    variant: Annotated[list[str] | None, typer.Option(
+        "--variant", help="Rule variant for every game (repeatable): pass-both-ways, "
+        "two-player-dummy, soy-sauce.", show_default=False)] = None,
+    schedule: Annotated[ScheduleKind, typer.Option(
+        help="round-robin: every combination of bots; random: balanced random tables "
+        "(with --games).")] = ScheduleKind.ROUND_ROBIN,
+    games: Annotated[int | None, typer.Option(
+        min=1, help="Games per table size and cycle with --schedule random (rounded up so "
+        "every bot plays equally).", show_default=False)] = None,
+    sandbox: Annotated[SandboxMode, typer.Option(
+        help="Bot isolation: auto (bwrap, refuse if unavailable), bwrap, or none.")
+    ] = SandboxMode.AUTO,
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="Print the schedule and stop.")] = False,
+    yes: Annotated[bool, typer.Option(
+        "--yes", "-y", help="Do not ask before a run estimated to take over an hour.")] = False,
+    quiet: Annotated[bool, typer.Option(
+        "--quiet", "-q", help="No progress display.")] = False,
+) -> None:
+    """Play a fair tournament between bots in parallel, rate them with TrueSkill and write
+    ranking tables (resumable: run the same command with the same --out to continue)."""
+    try:
+        variants = tuple(v.value for v in parse_variants(variant or []))
+    except ValueError as err:
+        _fail(f"--variant: {err}")
+    sizes = sorted(set(players or [4]))
+    if Variant.TWO_PLAYER_DUMMY.value in variants and sizes != [2]:
+        _fail("--variant two-player-dummy needs --players 2")
+    try:
+        specs = resolve_bots(bots or [])
+    except (BotLoadError, OSError) as err:
+        _fail(str(err))
+    if len(specs) < 2:
+        _fail(f"a tournament needs at least 2 bots, got {len(specs)}")
+    try:
+        if cycles is None:
+            cycles = 1 if schedule is ScheduleKind.RANDOM else default_cycles(len(specs), sizes)
+        config = make_config(specs, players=tuple(sizes), cycles=cycles, seed=seed,
+                             schedule=schedule, games=games, variant=variants,
+                             move_time=move_time)
+        config.build()
+    except (ScheduleError, OSError) as err:
+        _fail(str(err))
+    workers = workers or _cores()
+    out = out if out is not None else _fresh_out()
+    options = ArenaOptions(move_time=move_time, sandbox=sandbox.value, log_dir=out / "logs")
+    try:
+        check_sandbox(options)
+    except SandboxUnavailable as err:
+        _fail(f"{err} (use --sandbox none to run bots unsandboxed)")
+    _run(specs, config, out=out, options=options, workers=workers, records=records,
+         dry_run=dry_run, yes=yes, quiet=quiet)
+
+
+def _run(specs: list[Any], config: TournamentConfig, *, out: Path, options: Any, workers: int,
+         records: bool, dry_run: bool, yes: bool, quiet: bool) -> None:
+    store: Store | None = None
+    try:
+        if not dry_run or (out / DB_NAME).exists():
+            store = Store.open(out, config)
+        the_plan = plan(config, store, workers)
+        typer.echo(the_plan.summary(workers))
+        if dry_run:
+            return
+        assert store is not None
+        typer.echo(f"output: {out}")
+        if (the_plan.estimate > CONFIRM_SECONDS and not yes and sys.stdin.isatty()
+                and not typer.confirm(f"This may take {format_duration(the_plan.estimate)}. "
+                                      "Start?", default=True)):
+            raise typer.Exit(1)
+        ranking = play_tournament(specs, store, the_plan, out=out, options=options,
+                                  workers=workers, records=records,
+                                  progress=make_progress(quiet=quiet))
+    except StoreError as err:
+        _fail(str(err))
+    except RunError as err:
+        _fail(f"{err} (games finished so far are stored in {out})", 1)
+    except KeyboardInterrupt:
+        stored = store.count() if store is not None else 0
+        typer.echo(f"\ninterrupted: {stored} of {len(config.build())} games stored in {out}; "
+                   f"run the same command with --out {out} to resume", err=True)
+        raise typer.Exit(130) from None
+    finally:
+        if store is not None:
+            store.close()
+    typer.echo("")
+    typer.echo(ranking_table(ranking))
+    typer.echo(f"\nresults: {out}/ (ranking.json, ranking.md, ranking.csv)")
+
+
+def rank_command(
+    directory: Annotated[Path, typer.Argument(help="A tournament's output folder.")],
+    format: Annotated[RankFormat, typer.Option(
+        "--format", "-f", help="table, md, csv or json.")] = RankFormat.TABLE,
+    write: Annotated[bool, typer.Option(
+        "--write", help="Also rewrite ranking.json, ranking.md and ranking.csv in DIRECTORY.")
+    ] = False,
+) -> None:
+    """Print a tournament's ranking again from its database (finished or not)."""
+    try:
+        ranking = rank_directory(directory)
+        if write:
+            write_rankings(directory, ranking)
+    except StoreError as err:
+        _fail(str(err))
+    text = {RankFormat.TABLE: ranking_table, RankFormat.MD: ranking_markdown,
+            RankFormat.CSV: ranking_csv, RankFormat.JSON: ranking_json}[format](ranking)
+    typer.echo(text.rstrip("\n"))
