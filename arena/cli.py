@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from arena import bench
+from publish import cli as publish_cli
 from tournaments import cli as tournaments_cli
 
 __all__ = ["app", "main"]
@@ -19,6 +20,7 @@ app = typer.Typer(
 app.command("bench")(bench.bench_command)
 app.command("tournament")(tournaments_cli.tournament_command)
 app.command("rank")(tournaments_cli.rank_command)
+app.command("publish")(publish_cli.publish_command)
 
 
 @app.callback()

@@ -1,0 +1,184 @@
+"""A bot's page: its rating over its games with the sigma band, head-to-head, score and place
+distributions, faults with their details, and its games."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from publish.data import BotData, Fault, game_number
+from publish.html import Cell, esc, figure, page, stat, table
+from publish.pages import Site, share_color
+from publish.svg import PALETTE, Band, Series, histogram, line_chart
+from tournaments.stats import FAULT_KINDS
+
+__all__ = ["bot_page", "FAULT_ROWS", "GAME_ROWS"]
+
+#: Fault details listed per bot page (the counts by kind always cover them all).
+FAULT_ROWS = 200
+#: Games listed per bot page.
+GAME_ROWS = 200
+
+
+def _rating_chart(bot: BotData) -> str:
+    mu = [(float(p.played), p.mu) for p in bot.history]
+    band = [(float(p.played), p.mu - p.sigma, p.mu + p.sigma) for p in bot.history]
+    exposed = [(float(p.played), p.exposed) for p in bot.history]
+    svg = line_chart(
+        [Series("mu", mu, PALETTE[0]), Series("rating mu − 3σ", exposed, PALETTE[1], dashed=True)],
+        bands=[Band("mu ± σ", band, PALETTE[0], 0.2)],
+        title=f"TrueSkill rating of {bot.name} over its games", x_label="games played",
+        y_label="TrueSkill", width=640, height=300)
+    return figure(svg, "TrueSkill mu after each game this bot played (games in schedule order), "
+                  "with its ±σ band; the dashed line is the ranking's rating mu − 3σ.",
+                  fig_id="rating-chart")
+
+
+def _score_chart(bot: BotData) -> str:
+    mean = sum(bot.scores) / len(bot.scores) if bot.scores else 0.0
+    svg = histogram(bot.scores, title=f"Final scores of {bot.name}", x_label="final score",
+                    y_label="games", width=640, height=260, marker=mean if bot.scores else None)
+    return figure(svg, f"Final score (puddings included) over the {len(bot.scores)} seat(s) "
+                  "it held.", fig_id="score-chart")
+
+
+def _places_table(bot: BotData) -> str:
+    counts = Counter(bot.places)
+    total = len(bot.places) or 1
+    rows = [[Cell(esc(p), p), Cell(esc(n), n),
+             Cell(f'{100 * n / total:.1f}% <span class="barbox"><span class="bar" '
+                  f'style="width:{100 * n / total:.0f}%"></span></span>', n / total)]
+            for p, n in sorted(counts.items())]
+    return table([("place", None), ("games", None), ("share", None)], rows, table_id="places")
+
+
+def _h2h_table(site: Site, bot: BotData) -> str:
+    ranking = site.data.ranking
+    mine = ranking["head_to_head"].get(bot.name, {})
+    ratings = {b["name"]: b["rating"] for b in ranking["bots"]}
+    rows = []
+    for other in ranking["bots"]:
+        cell = mine.get(other["name"])
+        if cell is None:
+            continue
+        share, met = cell["share"], cell["meetings"]
+        rows.append([
+            Cell(site.bot_link(other["name"], "../"), other["name"], "bot text"),
+            Cell(f"{ratings[other['name']]:.2f}", ratings[other["name"]]),
+            Cell(f'<span style="background:{share_color(share)};padding:0 4px">'
+                 f'{100 * share:.1f}%</span><span class="barbox"><span class="bar" '
+                 f'style="width:{100 * share:.0f}%"></span></span>', share, "h2h"),
+            Cell(esc(met), met),
+        ])
+    if not rows:
+        return '<p class="dim">No meetings yet.</p>'
+    return table([("opponent", "text"), ("their rating", None),
+                  ("finished ahead of them", None), ("meetings", None)], rows, sortable=True,
+                 table_id="h2h", first_desc=(1, 2, 3))
+
+
+def _fault_row(site: Site, f: Fault) -> list[Cell | str | int]:
+    anchor = f"#r{f.round}t{f.turn}" if f.round and f.turn else ""
+    return [
+        Cell(site.game_link(f.game, "../", anchor), game_number(f.game)),
+        Cell(esc(f.seat), f.seat),
+        Cell(esc(f.round if f.round is not None else "—"), f.round),
+        Cell(esc(f.turn if f.turn is not None else "—"), f.turn),
+        Cell(esc(f.kind), f.kind, "text faulty"),
+        Cell(f'<span class="mono">{esc(f.detail)}</span>', f.detail, "text wrap"),
+    ]
+
+
+def _faults(site: Site, bot: BotData) -> str:
+    if not bot.faults:
+        return '<p id="no-faults">No faults: every pick was legal and in time.</p>'
+    counts = Counter(f.kind for f in bot.faults)
+    kinds = [k for k in FAULT_KINDS if counts[k]] + sorted(k for k in counts
+                                                           if k not in FAULT_KINDS)
+    cards = "".join(stat(k, str(counts[k])) for k in kinds)
+    groups: dict[tuple[str, str], list[Fault]] = {}
+    for f in bot.faults:
+        groups.setdefault((f.kind, f.detail), []).append(f)
+    summary = []
+    for (kind, detail), faults in sorted(groups.items(), key=lambda kv: -len(kv[1]))[:50]:
+        games = list(dict.fromkeys(f.game for f in faults))
+        first = ", ".join(site.game_link(f.game, "../", f"#r{f.round}t{f.turn}")
+                          for f in faults[:1]) + (f" and {len(games) - 1} more game(s)"
+                                                  if len(games) > 1 else "")
+        summary.append([Cell(esc(len(faults)), len(faults)),
+                        Cell(esc(kind), kind, "text faulty"),
+                        Cell(f'<span class="mono">{esc(detail)}</span>', detail, "text wrap"),
+                        Cell(esc(len(games)), len(games)), Cell(first, faults[0].game, "text")])
+    grouped = table([("times", None), ("kind", "text"), ("detail", "text"), ("games", None),
+                     ("first seen", "text")], summary, sortable=True, table_id="fault-kinds",
+                    first_desc=(0, 3))
+    rows = [_fault_row(site, f) for f in bot.faults[:FAULT_ROWS]]
+    more = len(bot.faults) - FAULT_ROWS
+    note = (f'<p class="note">Showing the first {FAULT_ROWS} of {len(bot.faults)} faults '
+            f"({more} more).</p>" if more > 0 else "")
+    listing = table([("game", None), ("seat", None), ("round", None), ("turn", None),
+                     ("kind", "text"), ("detail", "text")], rows, sortable=True,
+                    table_id="faults")
+    return (f'<div class="cards">{cards}</div>{grouped}'
+            f"<details><summary>Every fault, game by game ({len(bot.faults)})</summary>"
+            f"{listing}{note}</details>"
+            '<p class="note">The arena replaces a faulty pick with a legal one; the game '
+            "links open the replay at that turn.</p>")
+
+
+def _games(site: Site, bot: BotData) -> str:
+    data = site.data
+    by_index = {g.index: g for g in data.games}
+    wanted = [i for i in bot.games if i in site.replays] + [
+        i for i in bot.games if i not in site.replays]
+    rows = []
+    for index in sorted(wanted[:GAME_ROWS]):
+        game = by_index[index]
+        seats = [s for s, b in enumerate(game.seats) if b == bot.index]
+        others = [data.names[b] for b in game.seats if b != bot.index]
+        place = min(game.places[s] for s in seats)
+        score = max(game.scores[s] for s in seats)
+        rows.append([
+            Cell(site.game_link(index, "../"), game_number(index)),
+            Cell(esc(", ".join(map(str, seats))), seats[0]),
+            Cell(esc(place), place, "place1" if place == 1 else None),
+            Cell(esc(score), score),
+            Cell(", ".join(site.bot_link(o, "../") for o in others), ", ".join(others),
+                 "text wrap"),
+        ])
+    shown = min(len(bot.games), GAME_ROWS)
+    note = (f'<p class="note">{shown} of its {len(bot.games)} games, those with a replay '
+            "first.</p>" if shown < len(bot.games) else "")
+    return table([("game", None), ("seat", None), ("place", None), ("score", None),
+                  ("opponents", "text")], rows, sortable=True, table_id="bot-games",
+                 first_desc=(3,)) + note
+
+
+def bot_page(site: Site, bot: BotData) -> str:
+    """bots/<slug>.html."""
+    row = bot.row
+    total_faults = sum(row["faults"].values())
+    k = len(site.data.bots)
+    cards = "".join([
+        stat("rank", f"{row['rank']} of {k}"), stat("rating (mu − 3σ)", f"{row['rating']:.2f}"),
+        stat("mu", f"{row['mu']:.2f}"), stat("sigma", f"{row['sigma']:.2f}"),
+        stat("games", str(row["games"])), stat("wins", f"{row['wins']:g}"),
+        stat("mean score", f"{row['mean_score']:.2f}"),
+        stat("mean place", f"{row['mean_place']:.2f}"), stat("faults", str(total_faults)),
+    ])
+    body = "\n".join([
+        f"<h1>{esc(bot.name)}</h1>",
+        f'<p class="lead">Rank {row["rank"]} of {k} · rank range {row["rank_low"]}–'
+        f'{row["rank_high"]} in 90% of bootstrap resamples</p>',
+        f'<div class="cards">{cards}</div>',
+        "<h2>Rating over its games</h2>", _rating_chart(bot),
+        "<h2>Scores and places</h2>",
+        f'<div class="two"><div>{_score_chart(bot)}</div><div>{_places_table(bot)}</div></div>',
+        "<h2>Head to head</h2>",
+        '<p class="note">How often this bot finished ahead of each opponent when they sat at '
+        "the same table (ties count one half).</p>",
+        _h2h_table(site, bot),
+        "<h2>Faults</h2>", _faults(site, bot),
+        "<h2>Games</h2>", _games(site, bot),
+    ])
+    return page(title=f"{bot.name} — Sushi Go! tournament", body=body, root="../",
+                here="Ranking", scripts=["sort.js"])

@@ -1,0 +1,57 @@
+"""The ``arena publish`` command."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+from publish.site import DEFAULT_REPLAYS, PublishError, write_site
+from tournaments.store import StoreError
+
+__all__ = ["publish_command", "parse_replays"]
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def parse_replays(text: str) -> int | None:
+    """``--replays``: a count of at least 0, or ``all`` (None)."""
+    if text.strip().lower() == "all":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"--replays must be a number or 'all', not {text!r}") from None
+    if value < 0:
+        raise ValueError(f"--replays must be 0 or more, not {value}")
+    return value
+
+
+def publish_command(
+    directory: Annotated[Path, typer.Argument(help="A tournament's output folder.")],
+    site: Annotated[Path, typer.Option(
+        "--site", help="Folder to write the static site into (new, empty, or an earlier "
+        "site, which is replaced).", show_default=False)],
+    replays: Annotated[str, typer.Option(
+        help="Replay pages to make: a number, or 'all'. Games with faults come first.")
+    ] = str(DEFAULT_REPLAYS),
+) -> None:
+    """Write a static leaderboard site with plots and turn-by-turn game replays.
+
+    The sortable ranking, a page per bot (rating plot, head-to-head,
+    faults, scores) and replay pages. Open SITE/index.html in a browser
+    or copy the folder to any static host: it needs no network.
+    """
+    try:
+        limit = parse_replays(replays)
+        done = write_site(directory, site, replays=limit)
+    except ValueError as err:
+        _fail(str(err))
+    except (StoreError, PublishError, OSError) as err:
+        _fail(str(err))
+    typer.echo(f"site: {done.out}/index.html ({done.bots} bots, {done.games} games, "
+               f"{done.replays} replay pages, {done.bytes / 1e6:.1f} MB)")

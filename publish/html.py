@@ -1,0 +1,141 @@
+"""HTML building blocks: escaping, the page layout shared by every page, tables and links.
+
+Every piece of text that comes from a tournament (bot names, fault details) goes through
+:func:`esc`; data embedded for scripts goes through :func:`json_script`, which cannot end the
+``<script>`` element early.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from html import escape
+from typing import Any
+from urllib.parse import quote
+
+__all__ = ["esc", "attr", "json_script", "slugs", "Cell", "table", "page", "stat", "figure",
+           "link"]
+
+
+def esc(text: object) -> str:
+    """``text`` escaped for HTML content and attribute values."""
+    return escape(str(text), quote=True)
+
+
+def attr(**values: object) -> str:
+    """`` name="value"`` pairs (None values left out; ``class_`` gives ``class``)."""
+    parts = []
+    for name, value in values.items():
+        if value is not None:
+            parts.append(f' {name.rstrip("_").replace("_", "-")}="{esc(value)}"')
+    return "".join(parts)
+
+
+def json_script(element_id: str, data: Any) -> str:
+    """A ``<script type="application/json">`` element holding ``data``, safe to embed."""
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    return f'<script type="application/json" id="{esc(element_id)}">{text}</script>'
+
+
+def slugs(names: Sequence[str]) -> dict[str, str]:
+    """A distinct, file-name-safe slug for each name (letters, digits, ``-``, ``_``, ``.``)."""
+    out: dict[str, str] = {}
+    taken: set[str] = set()
+    for name in names:
+        base = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._") or "bot"
+        slug, n = base, 1
+        while slug.lower() in taken:
+            n += 1
+            slug = f"{base}_{n}"
+        taken.add(slug.lower())
+        out[name] = slug
+    return out
+
+
+def link(href: str, text: str, **attrs: object) -> str:
+    """``<a>`` to ``href`` (a relative path, percent-encoded here) showing escaped ``text``."""
+    return f'<a href="{esc(quote(href, safe="/#?=&."))}"{attr(**attrs)}>{esc(text)}</a>'
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A table cell: ``html`` is already-escaped markup; ``sort`` the value sorted by."""
+
+    html: str
+    sort: object = None
+    cls: str | None = None
+    title: str | None = None
+    style: str | None = None
+
+
+def _cell(tag: str, cell: Cell | str | int | float) -> str:
+    if not isinstance(cell, Cell):
+        cell = Cell(esc(cell))
+    attrs = attr(class_=cell.cls, data_sort=cell.sort, title=cell.title, style=cell.style)
+    return (f"<{tag}{attrs}>"
+            f"{cell.html}</{tag}>")
+
+
+def table(headers: Sequence[tuple[str, str | None]], rows: Iterable[Sequence[Cell | str | int]],
+          *, sortable: bool = False, table_id: str | None = None,
+          first_desc: Sequence[int] = ()) -> str:
+    """A data table. ``headers`` are (label, css class) pairs; rows are cells.
+
+    ``first_desc``: columns that sort descending on their first click (e.g. ratings).
+    """
+    cls = "data sortable" if sortable else "data"
+    head = "".join(
+        f"<th{attr(class_=c, data_first='descending' if i in first_desc else None)}>"
+        f"{esc(label)}</th>" for i, (label, c) in enumerate(headers))
+    body = "".join("<tr>" + "".join(_cell("td", c) for c in row) + "</tr>\n" for row in rows)
+    return (f'<div class="scroll"><table{attr(class_=cls, id=table_id)}><thead><tr>{head}</tr>'
+            f"</thead>\n<tbody>\n{body}</tbody></table></div>")
+
+
+def stat(key: str, value: str) -> str:
+    """A small summary card (``value`` is escaped)."""
+    return (f'<div class="stat"><div class="k">{esc(key)}</div>'
+            f'<div class="v">{esc(value)}</div></div>')
+
+
+def figure(svg: str, caption: str, *, fig_id: str | None = None) -> str:
+    """An inline chart with an (escaped) caption."""
+    return (f'<figure class="chart"{attr(id=fig_id)}>{svg}<figcaption>{esc(caption)}'
+            "</figcaption></figure>")
+
+
+_NAV = (("index.html", "Ranking"), ("games/index.html", "Games"))
+
+
+def page(*, title: str, body: str, root: str, here: str, scripts: Sequence[str] = (),
+         heading: str = "Sushi Go! tournament") -> str:
+    """A whole HTML page. ``root`` is the relative path to the site's top ("" or "../");
+    ``here`` the nav entry to highlight; ``scripts`` are asset file names."""
+    nav = "".join(
+        f'<a href="{root}{href}"{attr(class_="here" if label == here else None)}>{label}</a>'
+        for href, label in _NAV)
+    js = "".join(f'<script src="{root}assets/{esc(s)}"></script>' for s in scripts)
+    return f"""<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{esc(title)}</title>
+<link rel="stylesheet" href="{root}assets/site.css">
+</head>
+<body>
+<header class="site"><a class="brand" href="{root}index.html">{esc(heading)}</a>
+<nav>{nav}</nav></header>
+<main>
+{body}
+</main>
+<footer>Made by <code>arena publish</code> from the tournament's database. Static files only: \
+no server, no external resources.</footer>
+{js}
+</body>
+</html>
+"""

@@ -1,0 +1,118 @@
+"""Writing the whole static site for a tournament directory.
+
+Layout of the output folder::
+
+    index.html                 ranking (sortable), rating overview, head-to-head
+    bots/<bot>.html            one page per bot
+    games/index.html           every game
+    games/game-000001.html     replay pages (a limited number by default)
+    assets/                    site.css, sort.js, replay.js
+
+Everything is a relative link to a local file, so the site works from ``file://`` and on any
+static host. A folder is only overwritten if an earlier ``arena publish`` made it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from engine import RecordError
+from publish.botpage import bot_page
+from publish.data import choose_replays, load_tournament, selected_records
+from publish.html import slugs
+from publish.pages import Site, games_page, index_page, replay_name, replay_page
+from publish.replay import replay_data
+
+__all__ = ["PublishError", "Published", "write_site", "DEFAULT_REPLAYS", "MARKER", "ASSETS"]
+
+#: Replay pages made by default (each is ~20-40 kB).
+DEFAULT_REPLAYS = 200
+#: File that marks a folder as made by ``arena publish`` (so it may be replaced).
+MARKER = ".arena-publish"
+ASSETS = ("site.css", "sort.js", "replay.js")
+
+
+class PublishError(RuntimeError):
+    """The site cannot be written; the one-line message says why."""
+
+
+@dataclass(frozen=True)
+class Published:
+    """What :func:`write_site` wrote."""
+
+    out: Path
+    bots: int
+    games: int
+    replays: int
+    skipped: tuple[str, ...]    #: games whose record could not be replayed, with the reason
+    bytes: int
+
+
+def _prepare(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise PublishError(f"{out} exists and is not a folder")
+    if out.is_dir() and any(out.iterdir()) and not (out / MARKER).exists():
+        raise PublishError(f"{out} is not empty and was not made by arena publish; "
+                           "choose an empty or new folder")
+    out.mkdir(parents=True, exist_ok=True)
+    for sub in ("assets", "bots", "games"):
+        if (out / sub).is_dir():
+            shutil.rmtree(out / sub)
+    (out / MARKER).write_text("made by arena publish; this folder is replaced on the next "
+                              "publish\n", encoding="utf-8")
+    for sub in ("assets", "bots", "games"):
+        (out / sub).mkdir()
+
+
+def _write(path: Path, text: str) -> int:
+    data = text.encode("utf-8")
+    path.write_bytes(data)
+    return len(data)
+
+
+def write_site(directory: Path, out: Path, *, replays: int | None = DEFAULT_REPLAYS,
+               warn: bool = True) -> Published:
+    """Write the site for the tournament in ``directory`` into ``out``.
+
+    ``replays``: at most this many replay pages (None: one per game). Raises
+    :class:`PublishError` for an unusable output folder, and ``tournaments.store.StoreError``
+    for an unusable tournament.
+    """
+    data = load_tournament(directory)
+    if directory.resolve() == out.resolve():
+        raise PublishError("--site must not be the tournament folder itself")
+    _prepare(out)
+    wanted = choose_replays(data, replays)
+    made: list[int] = []
+    skipped: list[str] = []
+    size = 0
+    names = set(data.names)
+    site = Site(data, slugs(data.names), wanted, replays)
+    for index, record in selected_records(directory, wanted):
+        try:
+            game = replay_data(record, number=index + 1)
+        except (RecordError, KeyError, TypeError, ValueError) as err:
+            skipped.append(f"game {index + 1}: {err}")
+            continue
+        if not set(game["players"]) - {"dummy"} <= names:
+            skipped.append(f"game {index + 1}: players {game['players']} are not this "
+                           "tournament's bots")
+            continue
+        size += _write(out / "games" / replay_name(index), replay_page(site, game))
+        made.append(index)
+    site.replays = set(made)
+    for bot in data.bots:
+        size += _write(out / "bots" / f"{site.slugs[bot.name]}.html", bot_page(site, bot))
+    size += _write(out / "games" / "index.html", games_page(site))
+    size += _write(out / "index.html", index_page(site))
+    assets = resources.files("publish") / "assets"
+    for name in ASSETS:
+        size += _write(out / "assets" / name, (assets / name).read_text(encoding="utf-8"))
+    if warn:
+        for line in skipped:
+            print(f"warning: no replay for {line}", file=sys.stderr)
+    return Published(out, len(data.bots), len(data.games), len(made), tuple(skipped), size)
