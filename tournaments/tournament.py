@@ -11,7 +11,6 @@ from typing import Any
 from engine import HAND_SIZES
 from tournaments.config import BotEntry, TournamentConfig, file_sha256
 from tournaments.progress import NoProgress, ProgressView, format_duration
-from tournaments.rating import Ratings
 from tournaments.report import build_ranking, write_rankings
 from tournaments.runner import Finished, PoolFactory, arena_pool, run_games
 from tournaments.schedule import ScheduledGame
@@ -103,6 +102,25 @@ def plan(config: TournamentConfig, store: Store | None, workers: int) -> Plan:
     return Plan(config, schedule, missing, estimate, mean is not None, worst)
 
 
+class _Leader:
+    """The live leader: best mean normalised place so far (cheap; the tables use TrueSkill)."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.names = list(names)
+        self.perf = [0.0] * len(names)
+        self.seats = [0] * len(names)
+
+    def add(self, seats: Sequence[int], places: Sequence[int]) -> None:
+        n = len(seats)
+        for bot, place in zip(seats, places[:n], strict=True):
+            self.perf[bot] += (n - place) / (n - 1)
+            self.seats[bot] += 1
+
+    def leader(self) -> str:
+        means = [p / s if s else -1.0 for p, s in zip(self.perf, self.seats, strict=True)]
+        return self.names[means.index(max(means))]
+
+
 def _record_path(out: Path, index: int) -> Path:
     return out / "games" / f"game-{index + 1:06d}.json"
 
@@ -137,7 +155,7 @@ def play_tournament(
         for index, record in store.records():
             if not _record_path(out, index).exists():
                 _write_record(out, index, record)
-    live = Ratings(len(config.bots))
+    live = _Leader(config.names)
     for game in store.games():
         live.add(game.seats, game.places)
     total = len(the_plan.schedule)
@@ -150,7 +168,7 @@ def play_tournament(
             _write_record(out, f.game.index, f.record)
         live.add(f.game.seats, f.record["places"])
         done += 1
-        progress.update(done, config.names[live.leader()])
+        progress.update(done, live.leader())
 
     progress.start(total, done)
     try:

@@ -1,0 +1,125 @@
+"""Tournament speed: games/s of 4 trivial sandboxed bots at 4-player tables, on 1 and 2 workers,
+against the bare engine playing the same games in the same run, plus the rating cost per game.
+
+    .venv/bin/python benchmarks/tournament_bench.py [--games N] [--sandbox auto|bwrap|none] [--json]
+
+The whole machinery (sandbox, IPC, storage, rating) should cost no more than 4x the bare engine
+game: ``overhead`` is tournament seconds per game on one worker over engine seconds per game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from engine import new_game
+from tournaments.rating import Ratings
+from tournaments.report import build_ranking
+from tournaments.runner import Finished, arena_pool, run_games
+from tournaments.store import Store
+from tournaments.tournament import make_config
+
+TRIVIAL_BOT = ('"""Benchmark bot: keeps its first card."""\n\n\n'
+               "def pick(obs):\n    return obs.hand[0]\n")
+BOTS = ("alice", "bob", "carol", "dave")
+
+
+def engine_games_per_s(games: int) -> float:
+    """Bare engine: every seat asks its observation (as a bot harness does) and keeps the first
+    card of its hand."""
+    start = time.perf_counter()
+    for seed in range(games):
+        state = new_game(list(BOTS), seed)
+        while not state.over:
+            picks = []
+            for seat in range(4):
+                obs = state.observation(seat)
+                obs.to_dict()
+                picks.append(obs.hand[0])
+            state = state.apply(picks)
+    return games / (time.perf_counter() - start)
+
+
+def tournament_run(bot_dir: Path, out: Path, *, cycles: int, workers: int,
+                   sandbox: str) -> dict[str, Any]:
+    """One tournament through the real pool; games/s over the whole run and in steady state."""
+    from arena.pool import ArenaOptions, resolve_bots
+
+    specs = resolve_bots([str(bot_dir)])
+    config = make_config(specs, players=(4,), cycles=cycles, seed=1)
+    options = ArenaOptions(move_time=1.0, sandbox=sandbox)
+    stamps: list[float] = []
+    with Store.open(out, config) as store:
+        def finished(f: Finished) -> None:
+            store.add(f.game, f.record, seconds=f.seconds, pick_seconds=f.pick_seconds)
+            stamps.append(time.perf_counter())
+
+        start = time.perf_counter()
+        run_games(specs, config.build(), options=options, workers=workers,
+                  on_finished=finished, pool_factory=arena_pool)
+        total = time.perf_counter() - start
+        t0 = time.perf_counter()
+        ratings = Ratings(len(specs))
+        games = store.games()
+        for g in games:
+            ratings.add(g.seats, g.places)
+        rate_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        build_ranking(config, games)
+        report_s = time.perf_counter() - t0
+    n = len(stamps)
+    warm = n // 10
+    steady = (n - warm - 1) / (stamps[-1] - stamps[warm]) if n > warm + 1 else math.nan
+    return {"games": n, "seconds": total, "games_per_s": n / total,
+            "steady_games_per_s": steady, "trueskill_us_per_game": 1e6 * rate_s / n,
+            "report_us_per_game": 1e6 * report_s / n}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=400, help="tournament games per run")
+    parser.add_argument("--sandbox", default="auto", choices=["auto", "bwrap", "none"])
+    parser.add_argument("--json", action="store_true", help="end with one line of JSON")
+    args = parser.parse_args()
+    cycles = max(1, args.games // 4)
+    with tempfile.TemporaryDirectory() as tmp:
+        bot_dir = Path(tmp) / "bots"
+        bot_dir.mkdir()
+        for name in BOTS:
+            (bot_dir / f"{name}.py").write_text(TRIVIAL_BOT)
+        engine = engine_games_per_s(max(200, args.games))
+        runs = {w: tournament_run(bot_dir, Path(tmp) / f"w{w}", cycles=cycles, workers=w,
+                                  sandbox=args.sandbox) for w in (1, 2)}
+        engine_after = engine_games_per_s(max(200, args.games))
+    engine = max(engine, engine_after)
+    result = {
+        "sandbox": args.sandbox,
+        "engine_games_per_s": round(engine, 1),
+        "tournament_games_per_s": {str(w): round(r["games_per_s"], 1) for w, r in runs.items()},
+        "tournament_steady_games_per_s": {str(w): round(r["steady_games_per_s"], 1)
+                                          for w, r in runs.items()},
+        "overhead_x_1_worker": round(engine / runs[1]["games_per_s"], 2),
+        "overhead_x_1_worker_steady": round(engine / runs[1]["steady_games_per_s"], 2),
+        "trueskill_us_per_game": round(runs[1]["trueskill_us_per_game"], 1),
+        "ranking_us_per_game": round(runs[1]["report_us_per_game"], 1),
+    }
+    print(f"bare engine, 4 players, first-card bots: {engine:8.1f} games/s")
+    for w, r in runs.items():
+        print(f"tournament, {w} worker(s), sandbox {args.sandbox}: {r['games_per_s']:8.1f} "
+              f"games/s overall, {r['steady_games_per_s']:8.1f} steady ({r['games']} games, "
+              f"{r['seconds']:.1f} s)")
+    print(f"machinery cost over the bare engine (1 worker): {result['overhead_x_1_worker']}x "
+          f"overall, {result['overhead_x_1_worker_steady']}x steady")
+    print(f"rating: TrueSkill {result['trueskill_us_per_game']} us/game; whole ranking "
+          f"(stats, head-to-head, bootstrap) {result['ranking_us_per_game']} us/game")
+    if args.json:
+        print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
