@@ -27,7 +27,7 @@ def _rating_chart(bot: BotData) -> str:
         [Series("mu", mu, PALETTE[0]), Series("rating mu − 3σ", exposed, PALETTE[1], dashed=True)],
         bands=[Band("mu ± σ", band, PALETTE[0], 0.2)],
         title=f"TrueSkill rating of {bot.name} over its games", x_label="games played",
-        y_label="TrueSkill", width=640, height=300)
+        y_label="TrueSkill", width=760, height=300)
     return figure(svg, "TrueSkill mu after each game this bot played (games in schedule order), "
                   "with its ±σ band; the dashed line is the ranking's rating mu − 3σ.",
                   fig_id="rating-chart")

@@ -252,6 +252,8 @@ def replay_page(site: Site, data: dict[str, Any]) -> str:
     payload = {**data, "links": links}
     players = " · ".join(esc(n) for n in data["players"])
     variant = (" · variants: " + esc(", ".join(data["variant"]))) if data["variant"] else ""
+    dummy_note = ("; dashed: the card the dummy's controller gave the dummy (the controller's "
+                  "hand includes the card drawn from the dummy's pile)" if data["dummy"] else "")
     body = f"""<h1>Game #{data["game"]}</h1>
 <p class="lead">{players} · seed <span class="mono">{esc(data["seed"])}</span>{variant}</p>
 <div class="controls">
@@ -266,8 +268,9 @@ def replay_page(site: Site, data: dict[str, Any]) -> str:
 <div class="banner" id="banner"></div>
 <div class="scroll" id="board"><p>This replay needs JavaScript.</p></div>
 {_game_faults(data)}
-<p class="note legend">Outlined: the card(s) each seat picked from its hand. A green underline
-marks a nigiri placed on a wasabi (triple points). Keys: ← → step, Home/End jump.</p>
+<p class="note legend">Outlined: the card(s) each seat picked from its hand{dummy_note}. A
+green underline marks a nigiri placed on a wasabi (triple points). Keys: ← → step, Home/End
+jump.</p>
 {json_script("game-data", payload)}"""
     return page(title=f"Sushi Go! tournament — game #{data['game']}", body=body, root="../",
                 here="Games", scripts=["replay.js"])

@@ -81,8 +81,10 @@ def _tick_text(v: float, step: float) -> str:
     return f"{v:.{decimals}f}"
 
 
-def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
-    """Round tick values covering ``low``..``high`` (about ``count`` of them)."""
+def nice_ticks(low: float, high: float, count: int = 5, *, integer: bool = False
+               ) -> list[float]:
+    """Round tick values covering ``low``..``high`` (about ``count`` of them; whole numbers
+    only with ``integer``)."""
     if not math.isfinite(low) or not math.isfinite(high):
         return [0.0]
     if high <= low:
@@ -90,6 +92,8 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
     raw = (high - low) / max(1, count)
     magnitude = 10 ** math.floor(math.log10(raw))
     step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
+    if integer:
+        step = max(1, math.ceil(step))
     start = math.floor(low / step) * step
     ticks = []
     v = start
@@ -213,8 +217,8 @@ def histogram(values: Sequence[float], *, title: str, x_label: str, y_label: str
     counts = [0] * bins
     for v in values:
         counts[min(bins - 1, int((math.floor(v) - start) // bin_width))] += 1
-    xticks = nice_ticks(start, start + bins * bin_width, 6)
-    yticks = nice_ticks(0, max(counts), 4)
+    xticks = nice_ticks(start, start + bins * bin_width, 6, integer=True)
+    yticks = nice_ticks(0, max(counts), 4, integer=True)
     f = _Frame(width, height, xticks[0], xticks[-1], 0, yticks[-1], top=16)
     out = [_open(f, title, "chart histogram")]
     out += _axes(f, xticks, yticks, x_label, y_label)

@@ -34,12 +34,15 @@
     if (!list.length) box.appendChild(el("span", "dim", "\u2014"));
     return box;
   }
-  /* Marks the picked cards in a hand (each picked card once). */
-  function pickedMarks(hand, pick) {
-    var left = pick.slice();
+  /* Marks the picked cards in a hand (each picked card once); `forDummy` are the cards the
+     controller gave the dummy from this hand. */
+  function pickedMarks(hand, pick, forDummy) {
+    var left = pick.slice(), dummy = (forDummy || []).slice();
     return hand.map(function (c) {
       var i = left.indexOf(c);
       if (i >= 0) { left.splice(i, 1); return "picked"; }
+      i = dummy.indexOf(c);
+      if (i >= 0) { dummy.splice(i, 1); return "picked for-dummy"; }
       return "";
     });
   }
@@ -96,7 +99,13 @@
       row.insertCell().textContent = String(s);
       var who = row.insertCell(); who.className = "bot text"; who.appendChild(seatName(s));
       var hand = row.insertCell(); hand.className = "cards-cell";
-      hand.appendChild(cards(f.hands[s], pickedMarks(f.hands[s], f.picks[s])));
+      if (game.dummy && s === 2) {
+        hand.appendChild(cards(f.hands[s]));
+        hand.appendChild(el("span", "breakdown", "the dummy's face-down pile"));
+      } else {
+        var given = game.dummy && f.controller === s ? f.picks[2] : [];
+        hand.appendChild(cards(f.hands[s], pickedMarks(f.hands[s], f.picks[s], given)));
+      }
       var pick = row.insertCell(); pick.className = "cards-cell pick-col";
       pick.appendChild(cards(f.picks[s]));
       if (f.picks[s].length === 2) pick.appendChild(el("span", "breakdown", "chopsticks used"));

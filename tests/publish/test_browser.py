@@ -1,0 +1,142 @@
+"""The published site in a real browser: headless Chromium opens it from file:// and a test
+clicks through it as a person would. Screenshots land in tests/publish/artifacts/."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.publish.conftest import Visit
+from tournaments.store import Store
+
+
+def _ranking(tournament_dir: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((tournament_dir / "ranking.json").read_text())
+    return data
+
+
+def _column(page: Any, table: str, col: int) -> list[str]:
+    cells = page.locator(f"#{table} tbody tr td:nth-child({col})").all_inner_texts()
+    return [c.strip() for c in cells]
+
+
+def test_ranking_table_has_a_row_per_bot_in_rating_order(site_dir: Path, tournament_dir: Path,
+                                                          visit: Visit) -> None:
+    page = visit.open(site_dir / "index.html")
+    ranking = _ranking(tournament_dir)
+    names = _column(page, "ranking", 2)
+    assert names == [b["name"] for b in ranking["bots"]]
+    ratings = [float(r) for r in _column(page, "ranking", 3)]
+    assert ratings == sorted(ratings, reverse=True)
+    assert ratings == pytest.approx([b["rating"] for b in ranking["bots"]], abs=0.006)
+    assert page.locator("#rating-overview svg polyline").count() == len(names)
+    visit.shot("index")
+
+
+def test_clicking_a_header_sorts_by_that_column(site_dir: Path, visit: Visit) -> None:
+    page = visit.open(site_dir / "index.html")
+    header = page.locator("#ranking thead th", has_text="mean score")
+    header.click()    # numbers sort high to low first
+    scores = [float(s) for s in _column(page, "ranking", 9)]
+    assert scores == sorted(scores, reverse=True)
+    assert header.get_attribute("aria-sort") == "descending"
+    header.click()
+    scores = [float(s) for s in _column(page, "ranking", 9)]
+    assert scores == sorted(scores)
+    assert header.get_attribute("aria-sort") == "ascending"
+    page.locator("#ranking thead th", has_text="bot").click()
+    names = _column(page, "ranking", 2)
+    assert names == sorted(names, key=str.lower)
+    page.locator("#ranking thead th", has_text="#").first.click()
+    ranks = [int(r) for r in _column(page, "ranking", 1)]
+    assert ranks == sorted(ranks)
+    visit.shot("index-sorted")
+
+
+def test_bot_pages_show_their_plots_head_to_head_and_faults(
+        site_dir: Path, tournament_dir: Path, visit: Visit) -> None:
+    ranking = _ranking(tournament_dir)
+    for bot in ranking["bots"]:
+        page = visit.open(site_dir / "index.html")
+        page.locator("#ranking a", has_text=bot["name"]).first.click()
+        assert "/bots/" in page.url
+        assert page.locator("h1").inner_text() == bot["name"]
+        chart = page.locator("#rating-chart svg")
+        assert chart.locator("polyline").count() == 2          # mu and mu - 3 sigma
+        assert chart.locator("polygon").count() == 1           # the sigma band
+        assert "games played" in (chart.text_content() or "")
+        assert page.locator("#score-chart svg rect").count() >= 1
+        opponents = ranking["head_to_head"][bot["name"]]
+        assert page.locator("#h2h tbody tr").count() == len(opponents)
+        if sum(bot["faults"].values()):
+            assert page.locator("#fault-kinds tbody tr").count() >= 1
+            assert "caviar" in page.locator("#fault-kinds").inner_text()
+        else:
+            assert page.locator("#no-faults").count() == 1
+        visit.shot("bot-" + re.sub(r"\W+", "_", bot["name"]))
+
+
+def test_a_fault_links_to_its_turn_in_the_replay(site_dir: Path, visit: Visit) -> None:
+    page = visit.open(site_dir / "bots" / "faulty.html")
+    link = page.locator("#fault-kinds tbody tr a").first
+    link.click()
+    assert re.search(r"game-\d+\.html#r\d+t\d+$", page.url)
+    assert "fault" in page.locator("#board").inner_text()
+    visit.shot("replay-fault")
+
+
+def test_replay_steps_to_the_last_turn_and_shows_the_final_scores(
+        site_dir: Path, tournament_dir: Path, visit: Visit) -> None:
+    with Store.open(tournament_dir) as store:
+        index, record = next(iter(store.records()))
+    turns = len(record["rounds"][0]["picks"])
+    page = visit.open(site_dir / "games" / "index.html")
+    visit.shot("games")
+    page.locator("#games tbody tr a", has_text=f"#{index + 1}").first.click()
+    assert page.locator("#where").inner_text() == f"Round 1 · Turn 1 of {turns}"
+    assert page.locator("#prev").is_disabled()
+    hand = page.locator("#board tbody tr").first.locator("td").nth(2)
+    assert hand.locator(".card").count() == turns
+    visit.shot("replay-first")
+    steps = 0
+    while page.locator("#next").is_enabled() and steps < 100:
+        page.locator("#next").click()
+        steps += 1
+        if steps == 3 * turns - 1:
+            assert page.locator("#where").inner_text() == f"Round 3 · Turn {turns} of {turns}"
+            assert "End of round 3" in page.locator("#banner").inner_text()
+            visit.shot("replay-last-turn")
+    assert steps == 3 * turns                       # every turn, then the final scores
+    assert page.locator("#where").inner_text() == "Final scores"
+    rows = page.locator("#final-scores tbody tr")
+    assert rows.count() == len(record["players"])
+    for i in range(rows.count()):
+        row = rows.nth(i)
+        seat = int(row.get_attribute("data-seat") or -1)
+        cells = row.locator("td").all_inner_texts()
+        assert cells[2] == record["players"][seat]
+        assert int(cells[0]) == record["places"][seat]
+        assert int(cells[-1]) == record["scores"][seat]
+        assert int(cells[6]) == record["puddings"][seat]
+    visit.shot("replay-final")
+    page.keyboard.press("Home")
+    assert page.locator("#where").inner_text() == f"Round 1 · Turn 1 of {turns}"
+    page.keyboard.press("End")
+    assert page.locator("#where").inner_text() == "Final scores"
+
+
+def test_every_page_loads_with_local_resources_only(site_dir: Path, visit: Visit) -> None:
+    pages = sorted(site_dir.rglob("*.html"))
+    assert len(pages) >= 1 + 4 + 1 + 12
+    for path in pages:
+        visit.open(path)
+    assert visit.requests and not visit.external()
+    resource = re.compile(r"""(?:src|href)\s*=\s*["']?\s*(?:https?:)?//|url\(\s*["']?\s*"""
+                          r"""(?:https?:)?//|@import""", re.IGNORECASE)
+    for path in site_dir.rglob("*"):
+        if path.suffix in (".html", ".css", ".js"):
+            assert not resource.search(path.read_text(encoding="utf-8")), path
