@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import signal
 import sys
 from datetime import datetime
 from enum import StrEnum
@@ -65,6 +66,10 @@ def default_cycles(bots: int, players: list[int], *, target: int = GAMES_PER_BOT
     per_bot = min(sum(1 for g in one if b in g.seats) for b in range(bots))
     cycles = max(1, math.ceil(target / per_bot))
     return cycles + cycles % 2 if cycles > 1 else cycles
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _fresh_out() -> Path:
@@ -174,9 +179,13 @@ def _run(specs: list[Any], config: TournamentConfig, *, out: Path, options: Any,
                 and not typer.confirm(f"This may take {format_duration(the_plan.estimate)}. "
                                       "Start?", default=True)):
             raise typer.Exit(1)
-        ranking = play_tournament(specs, store, the_plan, out=out, options=options,
-                                  workers=workers, records=records,
-                                  progress=make_progress(quiet=quiet))
+        previous = signal.signal(signal.SIGTERM, _interrupt)
+        try:
+            ranking = play_tournament(specs, store, the_plan, out=out, options=options,
+                                      workers=workers, records=records,
+                                      progress=make_progress(quiet=quiet))
+        finally:
+            signal.signal(signal.SIGTERM, previous)
     except StoreError as err:
         _fail(str(err))
     except RunError as err:

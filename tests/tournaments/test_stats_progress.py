@@ -1,0 +1,71 @@
+"""Statistics, rank stability, progress lines and the default size of a tournament."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from tournaments.cli import GAMES_PER_BOT, default_cycles
+from tournaments.progress import PlainProgress, format_duration
+from tournaments.schedule import build_schedule
+from tournaments.stats import GameFacts, bootstrap_ranks, bot_stats, head_to_head
+
+
+def facts(seats, places, deal=None, scores=None, faults=()):
+    scores = scores or [10 * (5 - p) for p in places]
+    return GameFacts(tuple(seats), tuple(places), tuple(scores), tuple(faults), deal)
+
+
+def test_wins_are_split_on_shared_first_places():
+    games = [facts((0, 1, 2), (1, 1, 3)), facts((0, 1, 2), (2, 1, 3)),
+             facts((2, 0, 1), (1, 1, 1), faults=[(0, "timeout"), (0, "timeout"), (1, "crash")])]
+    stats = bot_stats(games, 3)
+    assert [s.wins for s in stats] == pytest.approx([0.5 + 1 / 3, 1.5 + 1 / 3, 1 / 3])
+    assert sum(s.wins for s in stats) == pytest.approx(3)
+    assert stats[2].faults == {"timeout": 2} and stats[0].faults == {"crash": 1}
+    assert stats[0].mean_place == pytest.approx(4 / 3)
+    assert stats[1].win_share == pytest.approx((1.5 + 1 / 3) / 3)
+
+
+def test_head_to_head_counts_seat_pairs_and_ties():
+    share, met = head_to_head([facts((0, 1, 0), (1, 2, 2))], 2)
+    assert met[0][1] == met[1][0] == 2
+    assert share[0][1] == pytest.approx(0.75) and share[1][0] == pytest.approx(0.25)
+
+
+def test_bootstrap_is_sure_of_a_dominant_order_and_unsure_of_a_coin_flip():
+    clear = [facts((0, 1, 2), (1, 2, 3), deal=i) for i in range(30)]
+    spread = bootstrap_ranks(clear, [0, 1, 2], resamples=200)
+    assert [(s.low, s.high, s.same) for s in spread] == [(1, 1, 1.0), (2, 2, 1.0), (3, 3, 1.0)]
+    coin = [facts((0, 1), (1, 2) if i % 2 else (2, 1), deal=i) for i in range(40)]
+    spread = bootstrap_ranks(coin, [0, 1], resamples=300, seed=3)
+    assert spread[0].low == 1 and spread[0].high == 2 and 0.2 < spread[0].same < 0.8
+    assert bootstrap_ranks(coin, [0, 1], resamples=300, seed=3) == spread   # deterministic
+
+
+def test_default_cycles_give_every_bot_enough_games():
+    for bots, players in [(4, [4]), (3, [4]), (6, [4]), (12, [5]), (5, [2, 5])]:
+        cycles = default_cycles(bots, players)
+        assert cycles == 1 or cycles % 2 == 0
+        schedule = build_schedule(bots=bots, players=players, cycles=cycles, seed=0)
+        per_bot = [sum(1 for g in schedule if b in g.seats) for b in range(bots)]
+        assert min(per_bot) >= GAMES_PER_BOT or cycles == 1
+
+
+def test_plain_progress_lines():
+    out = io.StringIO()
+    progress = PlainProgress(out, every=3600)
+    progress.start(10, 4)
+    progress.update(5, "greedy")            # too soon for a line
+    assert out.getvalue() == ""
+    progress.update(10, "mcts")             # the last game always prints
+    progress.close()
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("10/10 games") and "leader: mcts" in lines[0]
+
+
+@pytest.mark.parametrize(("seconds", "text"), [(0.4, "0s"), (59, "59s"), (61, "1m01s"),
+                                               (7322, "2h02m")])
+def test_format_duration(seconds, text):
+    assert format_duration(seconds) == text
