@@ -76,8 +76,8 @@ class Plan:
             f"schedule: {c.schedule.value}, {'/'.join(map(str, sizes))}-player tables, "
             f"{c.cycles} cycle(s), seed {c.seed}"
             + (f", variants {', '.join(c.variant)}" if c.variant else ""),
-            f"games: {len(self.schedule)} ({tables} deals x every seat rotation; "
-            f"{each} games per bot)",
+            f"games: {len(self.schedule)} ({tables} tables, each played in every seat "
+            f"rotation on one deal; {each} games per bot)",
         ]
         done = len(self.schedule) - len(self.missing)
         if done:
