@@ -17,6 +17,8 @@ __all__ = ["bot_page", "FAULT_ROWS", "GAME_ROWS"]
 FAULT_ROWS = 200
 #: Games listed per bot page.
 GAME_ROWS = 200
+#: Longer lists start folded.
+OPEN_ROWS = 30
 
 
 def _rating_chart(bot: BotData) -> str:
@@ -118,8 +120,9 @@ def _faults(site: Site, bot: BotData) -> str:
     listing = table([("game", None), ("seat", None), ("round", None), ("turn", None),
                      ("kind", "text"), ("detail", "text")], rows, sortable=True,
                     table_id="faults")
+    opened = " open" if len(rows) <= OPEN_ROWS else ""
     return (f'<div class="cards">{cards}</div>{grouped}'
-            f"<details><summary>Every fault, game by game ({len(bot.faults)})</summary>"
+            f"<details{opened}><summary>Every fault, game by game ({len(bot.faults)})</summary>"
             f"{listing}{note}</details>"
             '<p class="note">The arena replaces a faulty pick with a legal one; the game '
             "links open the replay at that turn.</p>")
@@ -148,9 +151,12 @@ def _games(site: Site, bot: BotData) -> str:
     shown = min(len(bot.games), GAME_ROWS)
     note = (f'<p class="note">{shown} of its {len(bot.games)} games, those with a replay '
             "first.</p>" if shown < len(bot.games) else "")
-    return table([("game", None), ("seat", None), ("place", None), ("score", None),
-                  ("opponents", "text")], rows, sortable=True, table_id="bot-games",
-                 first_desc=(3,)) + note
+    listing = table([("game", None), ("seat", None), ("place", None), ("score", None),
+                     ("opponents", "text")], rows, sortable=True, table_id="bot-games",
+                    first_desc=(3,)) + note
+    opened = " open" if shown <= OPEN_ROWS else ""
+    return (f"<details{opened}><summary>Its games ({shown} listed; click a number to replay "
+            f"it)</summary>{listing}</details>")
 
 
 def bot_page(site: Site, bot: BotData) -> str:

@@ -9,8 +9,12 @@ from publish.data import TournamentData, game_number
 from publish.html import Cell, esc, figure, json_script, link, page, table
 from publish.svg import PALETTE, Series, line_chart
 
-__all__ = ["Site", "index_page", "games_page", "replay_page", "replay_name", "summary_text",
-           "share_color"]
+__all__ = ["GAME_LIST_LIMIT", "Site", "index_page", "games_page", "replay_page", "replay_name",
+           "summary_text", "share_color"]
+
+
+#: Games listed on games/index.html at most (about 0.5 kB each).
+GAME_LIST_LIMIT = 5000
 
 
 class Site:
@@ -199,8 +203,12 @@ def games_page(site: Site) -> str:
     """games/index.html: every game with its result, faults and replay link."""
     data = site.data
     names = data.names
+    listed = data.games
+    if len(listed) > GAME_LIST_LIMIT:
+        spare = GAME_LIST_LIMIT - len(site.replays)
+        listed = [g for g in data.games if g.index in site.replays or (spare := spare - 1) >= 0]
     rows = []
-    for game in data.games:
+    for game in listed:
         seat_names = [names[b] for b in game.seats]
         n_faults = len(game.faults)
         rows.append([
@@ -216,7 +224,9 @@ def games_page(site: Site) -> str:
     body = [
         "<h1>Games</h1>",
         f'<p class="lead">{esc(summary_text(data.ranking))}</p>',
-        f'<p class="note">{esc(site.replay_note())} Click a game number to replay it.</p>',
+        f'<p class="note">{esc(site.replay_note())} Click a game number to replay it.'
+        + (f" Listed: {len(listed)} of {len(data.games)} games (those with a replay, then "
+           "the earliest)." if len(listed) < len(data.games) else "") + "</p>",
         table([("game", None), ("players", None), ("result (place. bot score)", "text"),
                ("top score", None), ("faults", None), ("seed", None)], rows, sortable=True,
               table_id="games", first_desc=(3, 4)),

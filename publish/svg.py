@@ -177,9 +177,12 @@ def line_chart(series: Sequence[Series], *, bands: Sequence[Band] = (), title: s
           + [v for b in bands for p in b.points for v in p[1:]])
     if not xs:
         xs, ys = [0.0, 1.0], [0.0, 1.0]
-    xticks = nice_ticks(min(xs), max(xs), 6)
+    x0, x1 = min(xs), max(xs)
+    if x1 <= x0:
+        x1 = x0 + 1.0
+    xticks = [t for t in nice_ticks(x0, x1, 6) if x0 <= t <= x1]
     yticks = nice_ticks(min(ys), max(ys), 5)
-    f = _Frame(width, height, xticks[0], xticks[-1], yticks[0], yticks[-1])
+    f = _Frame(width, height, x0, x1, yticks[0], yticks[-1])
     out = [_open(f, title, "chart line-chart")]
     out += _axes(f, xticks, yticks, x_label, y_label)
     for band in bands:

@@ -170,3 +170,14 @@ def test_unreplayable_record_is_skipped(tmp_path: Path) -> None:
     assert done.replays == 1 and len(done.skipped) == 1 and "points" in done.skipped[0]
     with pytest.raises(PublishError):
         write_site(directory, directory)
+
+
+def test_big_tournaments_list_fewer_games(odd_tournament: Path, tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("publish.pages.GAME_LIST_LIMIT", 5)
+    write_site(odd_tournament, tmp_path / "site", replays=2)
+    text = (tmp_path / "site" / "games" / "index.html").read_text(encoding="utf-8")
+    rows = re.findall(r"<tr><td[^>]*>(.*?)</td>", text.split("<tbody>")[1])
+    assert len(rows) == 5
+    assert sum("game-0" in r for r in rows) == 2
+    assert "Listed: 5 of 12 games" in text
