@@ -94,19 +94,19 @@ def tournament_command(
         show_default=False)] = None,
     players: Annotated[list[int] | None, typer.Option(
         "--players", "-p", help="Seats per table (2-5); repeat for several table sizes. "
-        "[default: 4]", show_default=False)] = None,
+        "Default: 4.", show_default=False)] = None,
     cycles: Annotated[int | None, typer.Option(
-        min=1, help="Complete schedules, each with fresh deals. [default: enough for every "
-        f"bot to play {GAMES_PER_BOT} games]", show_default=False)] = None,
+        min=1, help="Complete schedules, each with fresh deals. Default: enough for every "
+        f"bot to play {GAMES_PER_BOT} games.", show_default=False)] = None,
     seed: Annotated[int, typer.Option(help="Seed of every deal (and of random tables).")] = 0,
     move_time: Annotated[float, typer.Option(
         "--move-time", min=0.001, help="Seconds a bot may think per pick.")] = 1.0,
     workers: Annotated[int | None, typer.Option(
-        min=1, help="Games played in parallel. [default: the number of cores]",
+        min=1, help="Games played in parallel. Default: the number of cores.",
         show_default=False)] = None,
     out: Annotated[Path | None, typer.Option(
-        help="Output folder; an existing one is resumed. [default: a new folder under "
-        "./arena-results/]", show_default=False)] = None,
+        help="Output folder; an existing one is resumed. Default: a new folder under "
+        "./arena-results/.", show_default=False)] = None,
     records: Annotated[bool, typer.Option(
         "--records", help="Write every game record under OUT/games/.")] = False,
     variant: Annotated[list[str] | None, typer.Option(
