@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import signal
+import sqlite3
 import sys
 from datetime import datetime
 from enum import StrEnum
@@ -190,6 +191,8 @@ def _run(specs: list[Any], config: TournamentConfig, *, out: Path, options: Any,
         _fail(str(err))
     except RunError as err:
         _fail(f"{err} (games finished so far are stored in {out})", 1)
+    except (sqlite3.Error, OSError) as err:
+        _fail(f"cannot write the results in {out}: {err}", 1)
     except KeyboardInterrupt:
         stored = store.count() if store is not None else 0
         typer.echo(f"\ninterrupted: {stored} of {len(config.build())} games stored in {out}; "
@@ -218,6 +221,8 @@ def rank_command(
             write_rankings(directory, ranking)
     except StoreError as err:
         _fail(str(err))
+    except sqlite3.Error as err:
+        _fail(f"{directory / DB_NAME} is damaged ({err})")
     text = {RankFormat.TABLE: ranking_table, RankFormat.MD: ranking_markdown,
             RankFormat.CSV: ranking_csv, RankFormat.JSON: ranking_json}[format](ranking)
     typer.echo(text.rstrip("\n"))
