@@ -1,7 +1,7 @@
 """Tournament speed: games/s of 4 trivial sandboxed bots at 4-player tables, on 1 and 2 workers,
 against the bare engine playing the same games in the same run, plus the rating cost per game.
 
-    .venv/bin/python benchmarks/tournament_bench.py [--games N] [--sandbox auto|bwrap|none] [--json]
+    .venv/bin/python benchmarks/tournament_bench.py [--games N] [--sandbox MODE] [--json]
 
 The whole machinery (sandbox, IPC, storage, rating) should cost no more than 4x the bare engine
 game: ``overhead`` is tournament seconds per game on one worker over engine seconds per game.
@@ -84,6 +84,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=400, help="tournament games per run")
     parser.add_argument("--sandbox", default="auto", choices=["auto", "bwrap", "none"])
+    parser.add_argument("--repeats", type=int, default=2, help="keep the best of N runs")
     parser.add_argument("--json", action="store_true", help="end with one line of JSON")
     args = parser.parse_args()
     cycles = max(1, args.games // 4)
@@ -92,11 +93,15 @@ def main() -> None:
         bot_dir.mkdir()
         for name in BOTS:
             (bot_dir / f"{name}.py").write_text(TRIVIAL_BOT)
-        engine = engine_games_per_s(max(200, args.games))
-        runs = {w: tournament_run(bot_dir, Path(tmp) / f"w{w}", cycles=cycles, workers=w,
-                                  sandbox=args.sandbox) for w in (1, 2)}
-        engine_after = engine_games_per_s(max(200, args.games))
-    engine = max(engine, engine_after)
+        engine = 0.0
+        runs: dict[int, dict[str, Any]] = {}
+        for repeat in range(args.repeats):     # best of the repeats: the least disturbed
+            engine = max(engine, engine_games_per_s(max(200, args.games)))
+            for w in (1, 2):
+                run = tournament_run(bot_dir, Path(tmp) / f"w{w}-{repeat}", cycles=cycles,
+                                     workers=w, sandbox=args.sandbox)
+                if w not in runs or run["games_per_s"] > runs[w]["games_per_s"]:
+                    runs[w] = run
     result = {
         "sandbox": args.sandbox,
         "engine_games_per_s": round(engine, 1),
