@@ -7,6 +7,7 @@ import os
 import signal
 import sqlite3
 import sys
+import threading
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
@@ -180,13 +181,15 @@ def _run(specs: list[Any], config: TournamentConfig, *, out: Path, options: Any,
                 and not typer.confirm(f"This may take {format_duration(the_plan.estimate)}. "
                                       "Start?", default=True)):
             raise typer.Exit(1)
-        previous = signal.signal(signal.SIGTERM, _interrupt)
+        main = threading.current_thread() is threading.main_thread()
+        previous = signal.signal(signal.SIGTERM, _interrupt) if main else None
         try:
             ranking = play_tournament(specs, store, the_plan, out=out, options=options,
                                       workers=workers, records=records,
                                       progress=make_progress(quiet=quiet))
         finally:
-            signal.signal(signal.SIGTERM, previous)
+            if main:
+                signal.signal(signal.SIGTERM, previous)
     except StoreError as err:
         _fail(str(err))
     except RunError as err:
