@@ -107,6 +107,7 @@ class BotProcess:
                                      module=f"sushi_bot_{_module_counter}")
         self.log = BotLog(self.log_file, header=f"{self.name}: new process ({self.path})")
         self._scratch = launch.scratch
+        self.uid = launch.uid
         try:
             self.popen = subprocess.Popen(
                 launch.argv, stdin=subprocess.DEVNULL, stdout=log_w, stderr=log_w,
@@ -167,8 +168,8 @@ class BotProcess:
         if not self._outbuf:
             self.hub.want_write(self, False)
 
-    def receive(self) -> list[dict[str, Any]]:
-        """The complete messages that have arrived; raises :class:`ChannelError`."""
+    def receive(self) -> list[bytes]:
+        """The complete lines that have arrived; raises :class:`ChannelError`."""
         try:
             data = os.read(self.rep_r, MAX_LINE + 1)
         except BlockingIOError:
@@ -179,31 +180,31 @@ class BotProcess:
             raise ChannelError("crash", "")
         buf = self._inbuf
         buf += data
-        messages = []
+        lines = []
         start = 0
         while True:
             end = buf.find(b"\n", start)
             if end < 0:
                 break
-            messages.append(_parse(bytes(buf[start:end])))
+            lines.append(bytes(buf[start:end]))
             start = end + 1
         del buf[:start]
         if len(buf) > MAX_LINE:
-            raise ChannelError("protocol", f"a reply line longer than {MAX_LINE} bytes")
-        return messages
+            lines.append(b"")  # parsed as garbage after the complete lines are handled
+        return lines
 
-    def drain_log(self) -> bool:
-        """Move the bot's pending output into its log; False once the output pipe closed."""
+    def drain_log(self) -> int:
+        """Move the bot's pending output into its log: bytes moved, or -1 once closed."""
         try:
             data = os.read(self.log_r, 1 << 16)
         except BlockingIOError:
-            return True
+            return 0
         except OSError:
-            return False
+            return -1
         if not data:
-            return False
+            return -1
         self.log.write(data)
-        return True
+        return len(data)
 
     # ------------------------------------------------------------------ ending
     def exit_status(self, wait: float) -> int | None:
@@ -237,8 +238,9 @@ class BotProcess:
                 os.killpg(self.popen.pid, signal.SIGKILL)
             self.popen.wait()
         self.hub.remove(self)
-        while self.drain_log():
-            pass
+        for _ in range(64):  # what the bot wrote last, without waiting for more
+            if self.drain_log() <= 0:
+                break
         for fd in (self.req_w, self.rep_r, self.log_r):
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -282,8 +284,12 @@ class Hub:
     def __init__(self) -> None:
         self._epoll = select.epoll()
         self._fds: dict[int, tuple[BotProcess, int]] = {}
+        #: Every uid given to a bot process so far (to check that nothing outlives them).
+        self.uids: set[int] = set()
 
     def add(self, proc: BotProcess) -> None:
+        if proc.uid is not None:
+            self.uids.add(proc.uid)
         for fd, role in ((proc.rep_r, _CHANNEL), (proc.log_r, _LOG)):
             self._epoll.register(fd, select.EPOLLIN)
             self._fds[fd] = (proc, role)
@@ -348,7 +354,7 @@ class Hub:
                 if role == _CHANNEL:
                     self._on_channel(proc, waiting)
                 elif role == _LOG:
-                    if not proc.drain_log():
+                    if proc.drain_log() < 0:
                         del fds[fd]
                         self._epoll.unregister(fd)
                 else:
@@ -366,7 +372,10 @@ class Hub:
     def _on_channel(self, proc: BotProcess, waiting: dict[BotProcess, Job]) -> None:
         job = waiting.get(proc)
         try:
-            for message in proc.receive():
+            for line in proc.receive():
+                if not line:
+                    raise ChannelError("protocol", f"a reply line longer than {MAX_LINE} bytes")
+                message = _parse(line)
                 if not proc.ready:
                     self._on_start(proc, message, job)
                     if proc.death is not None:

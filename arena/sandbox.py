@@ -58,6 +58,8 @@ class Launch:
     cwd: str | None = None
     #: A temporary directory to delete when the process ends (``none`` mode only).
     scratch: str | None = None
+    #: The uid the bot runs under, when the arena gives it one of its own.
+    uid: int | None = None
 
 
 def find_bwrap() -> str | None:
@@ -138,7 +140,7 @@ class Sandbox:
         config.update(bot=bot_in_box, lib=LIB_IN_BOX, uid=uid)
         argv = [*self.bwrap_args(), "--ro-bind", str(bot), bot_in_box,
                 executable, *flags, f"{LIB_IN_BOX}/sushi_runner.py", _json(config)]
-        return Launch(argv, _clean_env("/tmp"))
+        return Launch(argv, _clean_env("/tmp"), uid=uid)
 
     def bwrap_args(self) -> list[str]:
         """bubblewrap's options, up to (not including) the bot file and the command."""

