@@ -45,6 +45,20 @@ def engine_games_per_s(games: int) -> float:
     return games / (time.perf_counter() - start)
 
 
+def pool_games_per_s(bot_dir: Path, games: int, *, sandbox: str) -> float:
+    """The arena alone: one in-process BotPool playing the same kind of games, nothing stored
+    (separates the arena's sandbox and IPC cost from the tournament's workers and storage)."""
+    from arena.pool import ArenaOptions, BotPool, resolve_bots
+
+    specs = resolve_bots([str(bot_dir)])
+    with BotPool(ArenaOptions(move_time=1.0, sandbox=sandbox)) as pool:
+        pool.play(specs, 0)                      # start the bot processes
+        start = time.perf_counter()
+        for seed in range(games):
+            pool.play(specs[seed % 4:] + specs[:seed % 4], seed)
+        return games / (time.perf_counter() - start)
+
+
 def tournament_run(bot_dir: Path, out: Path, *, cycles: int, workers: int,
                    sandbox: str) -> dict[str, Any]:
     """One tournament through the real pool; games/s over the whole run and in steady state."""
@@ -93,10 +107,11 @@ def main() -> None:
         bot_dir.mkdir()
         for name in BOTS:
             (bot_dir / f"{name}.py").write_text(TRIVIAL_BOT)
-        engine = 0.0
+        engine = pool = 0.0
         runs: dict[int, dict[str, Any]] = {}
         for repeat in range(args.repeats):     # best of the repeats: the least disturbed
             engine = max(engine, engine_games_per_s(max(200, args.games)))
+            pool = max(pool, pool_games_per_s(bot_dir, args.games // 2, sandbox=args.sandbox))
             for w in (1, 2):
                 run = tournament_run(bot_dir, Path(tmp) / f"w{w}-{repeat}", cycles=cycles,
                                      workers=w, sandbox=args.sandbox)
@@ -105,6 +120,7 @@ def main() -> None:
     result = {
         "sandbox": args.sandbox,
         "engine_games_per_s": round(engine, 1),
+        "arena_pool_games_per_s": round(pool, 1),
         "tournament_games_per_s": {str(w): round(r["games_per_s"], 1) for w, r in runs.items()},
         "tournament_steady_games_per_s": {str(w): round(r["steady_games_per_s"], 1)
                                           for w, r in runs.items()},
@@ -114,6 +130,7 @@ def main() -> None:
         "ranking_us_per_game": round(runs[1]["report_us_per_game"], 1),
     }
     print(f"bare engine, 4 players, first-card bots: {engine:8.1f} games/s")
+    print(f"arena BotPool alone, in-process, sandbox {args.sandbox}: {pool:8.1f} games/s")
     for w, r in runs.items():
         print(f"tournament, {w} worker(s), sandbox {args.sandbox}: {r['games_per_s']:8.1f} "
               f"games/s overall, {r['steady_games_per_s']:8.1f} steady ({r['games']} games, "
