@@ -75,14 +75,17 @@ class Runner:
         """Report an exception raised by the bot's code, with its traceback tail."""
         import traceback
 
-        tb = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+        frames = [f for f in traceback.extract_tb(error.__traceback__)
+                  if f.filename != __file__ and not f.filename.startswith("<frozen")]
+        tb = "".join(["Traceback (most recent call last):\n", *traceback.format_list(frames),
+                      *traceback.format_exception_only(type(error), error)])
         line = ""
-        for frame in reversed(traceback.extract_tb(error.__traceback__)):
+        for frame in reversed(frames):
             if frame.filename == self.bot_path:
                 line = f" (line {frame.lineno}, in {frame.name})"
                 break
-        if isinstance(error, SyntaxError) and error.filename == self.bot_path:
-            line = f" (line {error.lineno})"
+        if isinstance(error, SyntaxError):
+            line = ""  # its message names the file and line already
         try:
             message = _shorten(f"{type(error).__name__}: {error}", 100)
         except Exception:

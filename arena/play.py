@@ -1,0 +1,148 @@
+"""``arena play``: one game between bots, shown turn by turn, with the final scores."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import textwrap
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+from tabulate import tabulate
+
+from arena.logs import setup_logging
+from arena.pool import (
+    ArenaOptions,
+    BotLoadError,
+    BotPool,
+    SandboxUnavailable,
+    TurnReport,
+    resolve_bots,
+)
+from engine import Pick, Variant
+
+__all__ = ["SandboxChoice", "fail", "format_pick", "play_command"]
+
+WIDTH = 80
+
+
+class SandboxChoice(StrEnum):
+    """How bot processes are isolated."""
+
+    AUTO = "auto"
+    BWRAP = "bwrap"
+    NONE = "none"
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Print a one-line error to stderr and exit."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def format_pick(pick: Pick) -> str:
+    """``tempura``, or ``wasabi+squid_nigiri`` for a chopsticks pick."""
+    return "+".join(str(c) for c in pick)
+
+
+class TurnPrinter:
+    """Prints each turn as it is played, and each round's points."""
+
+    def __init__(self) -> None:
+        self.scores: list[int] | None = None
+
+    def __call__(self, report: TurnReport) -> None:
+        players = report.players
+        if report.turn == 1:
+            direction = "left" if report.state.rules.direction(report.round) == 1 else "right"
+            typer.echo(f"\nRound {report.round} (hands pass {direction})")
+            self.scores = list(report.state.scores)  # points of the rounds before
+        faulty = {f.seat for f in report.faults}
+        parts = [f"{name}:\xa0{format_pick(pick)}{'*' if seat in faulty else ''}"
+                 for seat, (name, pick) in enumerate(zip(players, report.picks, strict=True))]
+        line = f"T{report.turn:<2} " + "  ".join(parts)
+        typer.echo(textwrap.fill(line, WIDTH, initial_indent="  ", subsequent_indent=" " * 6,
+                                 break_on_hyphens=False).replace("\xa0", " "))
+        for fault in report.faults:
+            text = f"* {players[fault.seat]}: {fault.kind}: {fault.detail} (random card played)"
+            typer.echo(textwrap.fill(text, WIDTH, initial_indent=" " * 6,
+                                     subsequent_indent=" " * 8))
+        state = report.state
+        if state.over or state.round != report.round:
+            before = self.scores or [0] * len(players)
+            points = [a - b for a, b in zip(state.scores, before, strict=True)]
+            self.scores = list(state.scores)
+            text = "points: " + ", ".join(f"{n} {p}" for n, p in zip(players, points,
+                                                                        strict=True))
+            typer.echo(textwrap.fill(text, WIDTH, initial_indent="  ", subsequent_indent="    "))
+
+
+def play_command(
+    bots: Annotated[list[str], typer.Argument(
+        help="Bot files or built-in bot names (2 to 5), in seat order.", show_default=False)],
+    seed: Annotated[int | None, typer.Option(help="Seed of the deal (default: random).")] = None,
+    record: Annotated[Path | None, typer.Option(
+        help="Write the game record (JSON) to this file.")] = None,
+    variant: Annotated[list[Variant] | None, typer.Option(
+        "--variant", help="A rule variant (repeatable).")] = None,
+    move_time: Annotated[float, typer.Option(help="Seconds per pick.")] = 1.0,
+    sandbox: Annotated[SandboxChoice, typer.Option(
+        help="auto/bwrap: bots run in bubblewrap; none: unsandboxed, trusted bots only.")
+    ] = SandboxChoice.AUTO,
+    memory_mb: Annotated[int, typer.Option(help="Memory limit of each bot (MiB).")] = 1024,
+    log_dir: Annotated[Path | None, typer.Option(
+        help="Keep each bot's output (stdout/stderr) in DIR/NAME.log.")] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log details.")] = False,
+) -> None:
+    """Play one game and print it turn by turn, with the final scores and places."""
+    setup_logging(None, verbose)
+    if move_time <= 0:
+        fail(f"--move-time must be positive, not {move_time}")
+    if memory_mb < 64:
+        fail(f"--memory-mb must be at least 64, not {memory_mb}")
+    try:
+        specs = resolve_bots(bots)
+    except BotLoadError as err:
+        fail(str(err))
+    if not 2 <= len(specs) <= 5:
+        fail(f"a game takes 2 to 5 bots, not {len(specs)}")
+    variants = [v.value for v in variant or []]
+    if Variant.TWO_PLAYER_DUMMY.value in variants and len(specs) != 2:
+        fail("the two-player-dummy variant takes exactly 2 bots")
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**31)
+    options = ArenaOptions(move_time=move_time, sandbox=sandbox.value, memory_mb=memory_mb,
+                           log_dir=log_dir)
+    typer.echo(f"Seed {seed}: " + " vs ".join(s.name for s in specs)
+               + (f" (variants: {', '.join(variants)})" if variants else ""))
+    try:
+        with BotPool(options) as pool:
+            result = pool.play(specs, seed, variants, on_turn=TurnPrinter())
+    except SandboxUnavailable as err:
+        fail(str(err))
+    except ValueError as err:
+        fail(str(err))
+    rec = result.record
+    counts = [0] * len(rec["players"])
+    for fault in rec["faults"]:
+        counts[fault["seat"]] += 1
+    rows = sorted(zip(rec["places"], rec["players"], rec["scores"], rec["puddings"],
+                      rec["pudding_points"], counts, strict=True))
+    typer.echo("")
+    typer.echo(tabulate(rows, headers=["place", "bot", "score", "puddings", "pudding pts",
+                                       "faults"]))
+    if record is not None:
+        try:
+            record.parent.mkdir(parents=True, exist_ok=True)
+            record.write_text(json.dumps(rec, indent=1) + "\n")
+        except OSError as err:
+            fail(f"cannot write the record to {record}: {err.strerror}")
+        typer.echo(f"\nRecord written to {record}")
+    broken = [f for f in result.faults if f.kind == "start"]
+    if broken:
+        first = broken[0]
+        fail(f"bot {rec['players'][first.seat]} failed to load: {first.detail}", 1)
+    sys.stdout.flush()

@@ -1,0 +1,89 @@
+"""``arena play`` and ``arena validate`` through the real command line (CliRunner)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from arena.cli import app
+from engine import replay
+from tests.arena.conftest import BOTS
+
+runner = CliRunner()
+FAST = ["--move-time", "0.3", "--sandbox", "bwrap"]
+
+
+def test_play_prints_turns_scores_and_writes_a_replayable_record(tmp_path: Path) -> None:
+    record = tmp_path / "game.json"
+    result = runner.invoke(app, ["play", str(BOTS / "first.py"), str(BOTS / "raises.py"),
+                                 str(BOTS / "seeded.py"), "--seed", "7", "--record",
+                                 str(record), *FAST])
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "Round 3" in out and "T1 " in out and "place" in out
+    assert "raises: crash: pick raised ZeroDivisionError" in out
+    assert all(len(line) <= 80 for line in out.splitlines() if "Record written" not in line)
+    data = json.loads(record.read_text())
+    replay(data)
+    assert data["players"] == ["first", "raises", "seeded"]
+    assert [f["kind"] for f in data["faults"]] == ["crash"] * 3
+
+
+def test_play_with_variants_and_the_same_bot_twice() -> None:
+    result = runner.invoke(app, ["play", str(BOTS / "chopsticks.py"), str(BOTS / "chopsticks.py"),
+                                 "--variant", "two-player-dummy", "--seed", "1", *FAST])
+    assert result.exit_code == 0, result.output
+    assert "chopsticks-2" in result.output and "dummy" in result.output
+
+
+def test_play_errors_are_one_line(tmp_path: Path) -> None:
+    for args in (["play", str(tmp_path / "missing.py"), str(BOTS / "first.py")],
+                 ["play", str(BOTS / "first.py")],
+                 ["play", str(BOTS / "first.py"), str(BOTS / "first.py"), "--move-time", "0"],
+                 ["play", str(BOTS / "first.py"), str(BOTS / "first.py"), str(BOTS / "first.py"),
+                  "--variant", "two-player-dummy"]):
+        result = runner.invoke(app, args)
+        assert result.exit_code != 0
+        assert "Traceback" not in result.output
+        assert result.output.strip().startswith("error:")
+        assert len(result.output.strip().splitlines()) == 1
+
+
+def test_play_exits_non_zero_when_a_bot_fails_to_load() -> None:
+    result = runner.invoke(app, ["play", str(BOTS / "no_pick.py"), str(BOTS / "first.py"),
+                                 "--seed", "2", *FAST])
+    assert result.exit_code == 1
+    assert "error: bot no_pick failed to load: the bot file defines no function pick" \
+        in result.output
+
+
+def test_validate_accepts_a_good_bot() -> None:
+    result = runner.invoke(app, ["validate", str(BOTS / "chopsticks.py"), *FAST])
+    assert result.exit_code == 0, result.output
+    assert "OK" in result.output
+
+
+def test_validate_explains_an_exception_with_the_bots_traceback() -> None:
+    result = runner.invoke(app, ["validate", str(BOTS / "raises.py"), *FAST])
+    assert result.exit_code == 1
+    out = result.output
+    assert "line 5, in helper" in out and "return helper(0)" in out
+    assert "sushi_runner" not in out
+
+
+def test_validate_explains_an_illegal_value_and_a_syntax_error(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["validate", str(BOTS / "returns_42.py"), *FAST])
+    assert result.exit_code == 1 and "returned 42" in result.output
+    bad = tmp_path / "bad.py"
+    bad.write_text("def pick(obs)\n    return obs.hand[0]\n")
+    result = runner.invoke(app, ["validate", str(bad), *FAST])
+    assert result.exit_code == 1
+    assert "SyntaxError" in result.output and "line 1" in result.output
+
+
+def test_validate_missing_file_is_one_line(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["validate", str(tmp_path / "nope.py")])
+    assert result.exit_code == 2
+    assert result.output.strip() == f"error: no such bot file: {tmp_path / 'nope.py'}"
