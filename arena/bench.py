@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import json
+import os
 import random
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from tabulate import tabulate
 
 from engine import FastGame, new_game
 
-__all__ = ["api_games_per_s", "playout_games_per_s", "bench_command", "best_rate"]
+__all__ = ["api_games_per_s", "playout_games_per_s", "bench_command", "best_rate",
+           "arena_overhead", "fanout_round_trip_us", "pipe_round_trip_us"]
 
 PLAYER_COUNTS = (2, 3, 4, 5)
 
@@ -64,6 +69,135 @@ def playout_games_per_s(players: int, *, games: int = 1000, repeats: int = 5) ->
     return best_rate(_playouts(players), games=games, repeats=repeats)
 
 
+_ECHO = """\
+import json, sys
+read, write = sys.stdin.buffer.readline, sys.stdout.buffer.write
+while line := read():
+    write(json.dumps(json.loads(line)).encode() + b"\\n")
+    sys.stdout.buffer.flush()
+"""
+_TRIVIAL_BOT = "def pick(obs):\n    return obs.hand[0]\n"
+_PING = json.dumps({"id": 1, "op": "pick", "pick": "tempura"}).encode() + b"\n"
+
+
+def pipe_round_trip_us(*, trips: int = 2000, repeats: int = 5) -> float:
+    """Microseconds of one raw JSON round trip to a child Python process over pipes (best of
+    ``repeats``): the floor under any process-per-bot arena."""
+    child = subprocess.Popen([sys.executable, "-S", "-c", _ECHO], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, bufsize=0)
+    assert child.stdin is not None and child.stdout is not None
+    write, readline = child.stdin.write, child.stdout.readline
+    try:
+        best = float("inf")
+        for _ in range(repeats + 1):  # the first run warms up
+            start = time.perf_counter()
+            for _ in range(trips):
+                write(_PING)
+                readline()
+            best = min(best, (time.perf_counter() - start) / trips)
+    finally:
+        child.kill()
+        child.wait()
+    return best * 1e6
+
+
+def _bare_turns(seeds: range, players: int) -> tuple[float, int]:
+    """Seconds and turns of the same games played in-process (observation, legal picks)."""
+    start = time.perf_counter()
+    turns = 0
+    for seed in seeds:
+        state = new_game(players, seed)
+        while not state.over:
+            picks = []
+            for seat in range(players):
+                state.observation(seat, time_limit=1.0)
+                picks.append(state.legal_picks(seat)[0])
+            state = state.apply(picks)
+            turns += 1
+    return time.perf_counter() - start, turns
+
+
+def _start_ms(pool: Any, spec: Any, repeats: int) -> float:
+    """Milliseconds from starting one bot process to its ready message (best of repeats)."""
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        proc = pool._start(spec)
+        pool.hub.wait_ready([proc])
+        best = min(best, time.perf_counter() - start)
+        proc.kill()
+    return best * 1e3
+
+
+def fanout_round_trip_us(*, children: int = 4, trips: int = 1000, repeats: int = 5) -> float:
+    """Microseconds for one JSON message to and back from each of ``children`` plain child
+    processes at once (all written, then all read): the floor under an arena turn here."""
+    import select
+
+    procs = [subprocess.Popen([sys.executable, "-S", "-c", _ECHO], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, bufsize=0) for _ in range(children)]
+    poller = select.epoll()
+    try:
+        for p in procs:
+            assert p.stdout is not None
+            poller.register(p.stdout.fileno(), select.EPOLLIN)
+        ins = [p.stdin.fileno() for p in procs if p.stdin is not None]
+        best = float("inf")
+        for _ in range(repeats + 1):
+            start = time.perf_counter()
+            for _ in range(trips):
+                for fd in ins:
+                    os.write(fd, _PING)
+                left = children
+                while left:
+                    for fd, _event in poller.poll():
+                        left -= os.read(fd, 65536).count(b"\n")
+            best = min(best, (time.perf_counter() - start) / trips)
+    finally:
+        poller.close()
+        for p in procs:
+            p.kill()
+            p.wait()
+    return best * 1e6
+
+
+def arena_overhead(*, games: int = 20, repeats: int = 5, players: int = 4,
+                   sandbox: str = "auto") -> dict[str, float]:
+    """Per-turn cost of the arena with trivial bots (``return obs.hand[0]``) in sandboxed
+    processes, over the bare engine playing the same games.
+
+    Returns ``arena_turn_us`` (a whole turn, all seats asked in parallel),
+    ``bare_turn_us``, ``arena_turn_overhead_us`` (their difference, best of ``repeats``) and
+    ``bot_start_ms`` (starting one sandboxed bot process until it is ready to answer).
+    """
+    from pathlib import Path
+
+    from arena.pool import ArenaOptions, BotPool, BotSpec
+
+    with tempfile.TemporaryDirectory() as folder:
+        bot = Path(folder) / "trivial.py"
+        bot.write_text(_TRIVIAL_BOT)
+        bot.chmod(0o644)
+        Path(folder).chmod(0o755)
+        specs = [BotSpec(f"trivial{i}", bot) for i in range(players)]
+        with BotPool(ArenaOptions(sandbox=sandbox)) as pool:
+            pool.play(specs, seed=0)  # starts the processes
+            seeds = range(1, games + 1)
+            best_arena = best_bare = float("inf")
+            turns = 1
+            for _ in range(repeats):
+                start = time.perf_counter()
+                for seed in seeds:
+                    pool.play(specs, seed)
+                best_arena = min(best_arena, time.perf_counter() - start)
+                bare, turns = _bare_turns(seeds, players)
+                best_bare = min(best_bare, bare)
+            start_ms = _start_ms(pool, specs[0], repeats)
+    arena_us, bare_us = best_arena / turns * 1e6, best_bare / turns * 1e6
+    return {"arena_turn_us": arena_us, "bare_turn_us": bare_us,
+            "arena_turn_overhead_us": arena_us - bare_us, "bot_start_ms": start_ms}
+
+
 def bench_command(
     json_out: Annotated[bool, typer.Option("--json", help="End with one line of JSON.")] = False,
     quick: Annotated[bool, typer.Option(help="Fewer games per measurement.")] = False,
@@ -76,5 +210,33 @@ def bench_command(
     result: dict[str, object] = {"api_games_per_s": api, "playout_games_per_s": playout}
     rows = [[n, api[str(n)], playout[str(n)]] for n in PLAYER_COUNTS]
     typer.echo(tabulate(rows, headers=["players", "API games/s", "playout games/s"]))
+    from arena.pool import ArenaOptions as _Options
+    from arena.pool import SandboxUnavailable, check_sandbox
+
+    sandbox = "bwrap"
+    try:
+        check_sandbox(_Options(sandbox="bwrap"))
+    except SandboxUnavailable as err:
+        sandbox = "none"
+        typer.echo(f"note: arena measured without a sandbox ({err})", err=True)
+    round_trip = pipe_round_trip_us(repeats=3 if quick else 5)
+    fanout = fanout_round_trip_us(repeats=3 if quick else 5)
+    arena = arena_overhead(games=20 // scale, repeats=3 if quick else 5, sandbox=sandbox)
+    result["pipe_round_trip_us"] = round(round_trip, 1)
+    result["arena_turn_overhead_us"] = round(arena["arena_turn_overhead_us"], 1)
+    result["arena_turn_us"] = round(arena["arena_turn_us"], 1)
+    result["fanout_round_trip_us"] = round(fanout, 1)
+    result["bot_start_ms"] = round(arena["bot_start_ms"], 1)
+    result["arena_sandbox"] = sandbox
+    typer.echo("")
+    typer.echo(tabulate([
+        ["raw JSON round trip to a child Python", f"{round_trip:.1f} us"],
+        ["same, to 4 children at once", f"{fanout:.1f} us"],
+        [f"arena turn, 4 trivial bots ({sandbox})", f"{arena['arena_turn_us']:.1f} us"],
+        ["bare engine turn", f"{arena['bare_turn_us']:.1f} us"],
+        ["arena overhead per turn", f"{arena['arena_turn_overhead_us']:.1f} us "
+         f"({arena['arena_turn_overhead_us'] / round_trip:.1f}x round trip)"],
+        ["bot process start (to ready)", f"{arena['bot_start_ms']:.1f} ms"],
+    ], headers=["arena", "time"]))
     if json_out:
         typer.echo(json.dumps(result))

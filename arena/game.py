@@ -59,6 +59,27 @@ class _Question:
     job: Job | None = None
 
 
+_dumps = json.JSONEncoder(separators=(",", ":")).encode
+
+
+def encode_observation(obs: Observation, public: list[str]) -> str:
+    """``obs`` as a JSON object, the same as ``json.dumps(obs.to_dict())``.
+
+    The fields every seat shares this turn are encoded once and kept in ``public`` (empty at
+    first) for the other seats' observations of the same turn.
+    """
+    if not public:
+        public.append(_dumps({
+            "players": obs.players, "round": obs.round, "turn": obs.turn,
+            "tableaux": obs.tableaux, "puddings": obs.puddings, "scores": obs.scores,
+            "pass_direction": obs.pass_direction, "time_limit": obs.time_limit,
+            "variant": obs.variant, "hand_sizes": obs.hand_sizes, "discards": obs.discards,
+        })[1:])
+    own = _dumps({"seat": obs.seat, "hand": obs.hand, "known_hands": obs.known_hands,
+                  "can_use_chopsticks": obs.can_use_chopsticks, "for_dummy": obs.for_dummy})
+    return own[:-1] + "," + public[0]
+
+
 def play_game(pool: BotPool, seats: list[Seat], seed: int, variant: Sequence[str],
               on_turn: Callable[[TurnReport], None] | None = None) -> GameResult:
     """Play one game to the end, whatever the bots do."""
@@ -119,19 +140,20 @@ class _Game:
 
     def _ask(self, questions: list[_Question], picks: list[Pick | None]) -> None:
         jobs = []
+        public: list[str] = []
         for q in questions:
             proc = self.pool.process_for(self.seats[q.seat])
             if proc is None:
                 detail, tb = self.pool.start_problem(self.seats[q.seat].spec)
                 self._fault(q, "start", detail, tb, picks)
                 continue
-            body: dict[str, Any] = {"op": "pick", "obs": q.obs.to_dict()}
+            body = '{"op":"pick","obs":' + encode_observation(q.obs, public)
             timeout = self.move_time + self.grace
             if proc.game is not self:
-                body["game"] = {"seed": f"{self.seed}:{q.seat}", "new_game": True}
+                body += f',"game":{{"seed":"{self.seed}:{q.seat}","new_game":true}}'
                 proc.game = self
                 timeout += self.move_time
-            q.job = Job(proc, json.dumps(body, separators=(",", ":")), timeout)
+            q.job = Job(proc, body + "}", timeout)
             jobs.append(q.job)
         if not jobs:
             return

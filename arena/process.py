@@ -335,6 +335,33 @@ class Hub:
             if job.sent:
                 job.seconds = (job.seconds or time.monotonic()) - job.sent
 
+    def wait_ready(self, procs: Sequence[BotProcess]) -> None:
+        """Wait until every process has loaded its bot, failed, or missed its start deadline."""
+        while True:
+            now = time.monotonic()
+            pending = [p for p in procs if p.alive and not p.ready]
+            if not pending:
+                return
+            for proc in pending:
+                if proc.start_deadline <= now:
+                    proc.kill("start", f"not loaded after {proc.startup_time:g} s")
+            soonest = min(p.start_deadline for p in pending)
+            for fd, _event in self._epoll.poll(max(0.0, soonest - now)):
+                entry = self._fds.get(fd)
+                if entry is not None:
+                    self._dispatch(entry, {})
+
+    def _dispatch(self, entry: tuple[BotProcess, int], waiting: dict[BotProcess, Job]) -> None:
+        proc, role = entry
+        if role == _CHANNEL:
+            self._on_channel(proc, waiting)
+        elif role == _LOG:
+            if proc.drain_log() < 0:
+                del self._fds[proc.log_r]
+                self._epoll.unregister(proc.log_r)
+        else:
+            proc.flush()
+
     def _wait(self, waiting: dict[BotProcess, Job]) -> None:
         fds = self._fds
         while waiting:
@@ -348,17 +375,8 @@ class Hub:
                 continue
             for fd, _event in self._epoll.poll(soonest - now):
                 entry = fds.get(fd)
-                if entry is None:
-                    continue
-                proc, role = entry
-                if role == _CHANNEL:
-                    self._on_channel(proc, waiting)
-                elif role == _LOG:
-                    if proc.drain_log() < 0:
-                        del fds[fd]
-                        self._epoll.unregister(fd)
-                else:
-                    proc.flush()
+                if entry is not None:
+                    self._dispatch(entry, waiting)
 
     def _expire(self, job: Job, now: float) -> None:
         proc = job.proc
@@ -383,7 +401,8 @@ class Hub:
                 elif job is not None and message["id"] == job.ident:
                     job.reply = message
                     job.seconds = time.monotonic()
-                    proc.cpu = float(message.get("cpu", 0.0) or 0.0)
+                    if "cpu" in message:
+                        proc.cpu = float(message["cpu"] or 0.0)
                     proc.expect = None
                     del waiting[proc]
                     job = None
