@@ -64,3 +64,56 @@ def test_resolve_bots_names_and_errors(tmp_path: Path) -> None:
         resolve_bots([str(tmp_path)])
     with pytest.raises(BotLoadError, match="built-in"):
         resolve_bots(["no_such_builtin_bot"])
+
+
+def test_the_dummy_controller_is_asked_twice(pool: BotPool) -> None:
+    result = pool.play([spec("dummy_refuser"), spec("first")], seed=6,
+                       variant=["two-player-dummy"])
+    faults = result.faults
+    assert [f.kind for f in faults] == ["illegal"] * 3
+    assert all(f.seat == 0 and "for the dummy" in f.detail for f in faults)
+    replay(result.record)
+
+
+def test_stale_replies_are_discarded(pool: BotPool) -> None:
+    result = pool.play([spec("stale"), spec("first")], seed=7)
+    assert result.faults == []
+
+
+def test_a_fresh_process_serves_the_next_pick_after_a_timeout(pool: BotPool) -> None:
+    result = pool.play([spec("sleeps_once"), spec("first")], seed=8)
+    assert [(f.kind, f.round, f.turn) for f in result.faults] == [("timeout", 1, 1)]
+
+
+def test_new_game_errors_are_crash_faults(pool: BotPool) -> None:
+    result = pool.play([spec("bad_new_game"), spec("first")], seed=9)
+    assert [f.kind for f in result.faults] == ["crash"] * 3
+    assert result.faults[0].detail.startswith("new_game raised ValueError: cannot start")
+
+
+def test_substitutes_are_seeded_by_the_game(pool: BotPool) -> None:
+    first = pool.play([spec("returns_none"), spec("first")], seed=10).record
+    again = pool.play([spec("returns_none"), spec("first")], seed=10).record
+    assert first["rounds"] == again["rounds"] and len(first["faults"]) == 3
+
+
+def test_missing_sandbox_is_refused_plainly(monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena import sandbox
+    from arena.pool import ArenaOptions, SandboxUnavailable, check_sandbox
+
+    monkeypatch.setattr(sandbox, "_probe_cache", {})
+    monkeypatch.setattr(sandbox, "find_bwrap", lambda: None)
+    with pytest.raises(SandboxUnavailable, match="--sandbox none") as err:
+        check_sandbox(ArenaOptions(sandbox="auto"))
+    assert "\n" not in str(err.value)
+    check_sandbox(ArenaOptions(sandbox="none"))  # the user's explicit choice
+    with pytest.raises(SandboxUnavailable, match="unknown sandbox"):
+        check_sandbox(ArenaOptions(sandbox="docker"))
+
+
+def test_unsandboxed_mode_plays(tmp_path: Path) -> None:
+    from tests.arena.conftest import options
+
+    with BotPool(options(sandbox="none")) as unboxed:
+        result = unboxed.play([spec("seeded"), spec("raises")], seed=3)
+    assert [f.kind for f in result.faults] == ["crash"] * 3
