@@ -18,7 +18,8 @@ from arena.cli import app
 
 BOTS = Path(__file__).parent / "bots"
 ARTIFACTS = Path(__file__).parent / "artifacts"
-CHROMIUM = Path("/usr/bin/chromium")
+#: Debian's chromium (ARENA_CHROMIUM names another Chromium binary).
+CHROMIUM = Path(os.environ.get("ARENA_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update",
                   "--disable-sync"]
@@ -60,7 +61,7 @@ def site_dir(tournament_dir: Path) -> Path:
 def _require(reason: str) -> None:
     """Skip, except in CI (CI=true), where the browser tests must run."""
     if os.environ.get("CI"):
-        pytest.fail(f"{reason} (bin/test installs chromium when run as root)")
+        pytest.fail(f"{reason} [CI=true: the browser tests must run]")
     pytest.skip(reason)
 
 
@@ -68,7 +69,8 @@ def _require(reason: str) -> None:
 def browser() -> Iterator[Any]:
     """Debian's headless Chromium through Playwright (never Playwright's own download)."""
     if not CHROMIUM.exists():
-        _require(f"{CHROMIUM} is missing: apt-get install chromium (bin/test does it as root)")
+        _require(f"{CHROMIUM} is missing: apt-get install chromium (bin/test does it as root) "
+                 "or set ARENA_CHROMIUM")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
