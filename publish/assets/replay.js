@@ -110,7 +110,8 @@
       pick.appendChild(cards(f.picks[s]));
       if (f.picks[s].length === 2) pick.appendChild(el("span", "breakdown", "chopsticks used"));
       (faultsBySeat[s] || []).forEach(function (x) {
-        pick.appendChild(el("span", "faultnote", "fault \u2014 " + faultText(x)));
+        pick.appendChild(el("span", "faultnote", "fault \u2014 " + faultText(x)
+          + " (the arena played the card shown)"));
       });
       var tab = row.insertCell(); tab.className = "cards-cell";
       tab.appendChild(cards(f.tableaux[s], wasabiMarks(f.tableaux[s])));
