@@ -7,6 +7,7 @@ a different tournament, or a file that is not such a database, raises :class:`St
 
 from __future__ import annotations
 
+import fcntl
 import json
 import sqlite3
 import zlib
@@ -14,7 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from tournaments.config import TournamentConfig, identity_mismatch
 from tournaments.schedule import ScheduledGame
@@ -22,6 +23,7 @@ from tournaments.schedule import ScheduledGame
 __all__ = ["DB_NAME", "FORMAT", "Store", "StoreError", "StoredGame"]
 
 DB_NAME = "tournament.db"
+LOCK_NAME = "tournament.lock"
 FORMAT = "sushi-go-tournament-db/1"
 
 _SCHEMA = """
@@ -61,12 +63,25 @@ class StoredGame:
     pick_seconds: list[float]
 
 
+def _writer_lock(directory: Path) -> TextIO:
+    """An exclusive lock on ``directory`` for one writing run (released when its process ends,
+    however it ends)."""
+    handle = open(directory / LOCK_NAME, "a")  # noqa: SIM115 - held until Store.close
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        raise StoreError(f"another run is using {directory} right now") from None
+    return handle
+
+
 class Store:
     """An open tournament database. Use :meth:`open`; close it (or use ``with``) when done."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
         self._conn = conn
         self.path = path
+        self._lock: TextIO | None = None
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -83,18 +98,22 @@ class Store:
         if path.exists() and not path.is_file():
             raise StoreError(f"{path} is not a file")
         directory.mkdir(parents=True, exist_ok=True)
+        lock = _writer_lock(directory) if config is not None else None
         try:
             conn = sqlite3.connect(path, timeout=30)
         except sqlite3.Error as err:
+            if lock is not None:
+                lock.close()
             raise StoreError(f"cannot open {path}: {err}") from None
         store = cls(conn, path)
+        store._lock = lock
         try:
             store._prepare(config)
         except sqlite3.DatabaseError as err:
-            conn.close()
+            store.close()
             raise StoreError(f"{path} is damaged or not a tournament database ({err})") from None
         except StoreError:
-            conn.close()
+            store.close()
             raise
         return store
 
@@ -215,8 +234,11 @@ class Store:
                  datetime.now(UTC).isoformat(timespec="milliseconds")))
 
     def close(self) -> None:
-        """Close the connection."""
+        """Close the connection (and release the writer's lock)."""
         self._conn.close()
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
 
     def __enter__(self) -> Store:
         return self

@@ -159,3 +159,15 @@ def test_fewer_bots_than_seats_and_empty(tmp_path):
     assert ranking["games"] == 8
     assert all(b["games"] == 8 and b["seats"] == 16 for b in ranking["bots"])
     assert sum(b["wins"] for b in ranking["bots"]) == pytest.approx(8)
+
+
+def test_one_writing_run_at_a_time(tmp_path):
+    config = fake_config()
+    with Store.open(tmp_path, config) as store:
+        fill_store(store, config, limit=2)
+        with pytest.raises(StoreError, match="another run is using"):
+            Store.open(tmp_path, config)
+        with Store.open(tmp_path) as reader:        # reading is always allowed
+            assert reader.count() == 2
+    with Store.open(tmp_path, config) as store:     # released on close
+        assert store.count() == 2
