@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from arena import bench, play, validate
+from arena import bench, newbot, play, validate
 from publish import cli as publish_cli
 from tournaments import cli as tournaments_cli
 
@@ -20,6 +20,7 @@ app = typer.Typer(
 app.command("bench")(bench.bench_command)
 app.command("play")(play.play_command)
 app.command("validate")(validate.validate_command)
+app.command("new-bot")(newbot.new_bot_command)
 app.command("tournament")(tournaments_cli.tournament_command)
 app.command("rank")(tournaments_cli.rank_command)
 app.command("publish")(publish_cli.publish_command)

@@ -1,0 +1,125 @@
+"""``arena new-bot NAME``: write a commented starting bot file that already plays legally."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+__all__ = ["TEMPLATE", "bot_path", "new_bot_command", "write_bot"]
+
+TEMPLATE = '''\
+"""{name}: a Sushi Go! bot.
+
+Describe your strategy here. This file is the whole bot: the arena loads it in a sandbox, calls
+new_game(obs) once per game, pick(obs) for every card, and end_game(result) after the game.
+Only the standard library and the `engine` package can be imported. See docs/bots.md.
+
+Try it:
+    arena validate {file}                 # explains every problem it finds
+    arena play {file} random greedy       # one game, shown turn by turn
+    arena tournament {file} bots/         # against every built-in bot
+"""
+
+import random  # seeded by the arena before every game: draw from it to stay reproducible
+
+# Points for 1, 2, 3, 4, 5+ dumplings (index = dumplings already in front of you).
+DUMPLING_POINTS = (0, 1, 3, 6, 10, 15)
+NIGIRI = {{"egg_nigiri": 1, "salmon_nigiri": 2, "squid_nigiri": 3}}
+
+
+def new_game(obs):
+    """Optional: called once before the first pick of a game (same obs as that pick)."""
+
+
+def value(card, mine, picks_left):
+    """A rough worth of `card` for my cards of this round (`mine`, a list of names)."""
+    if card == "tempura":
+        return 5 if mine.count("tempura") % 2 else 2
+    if card == "sashimi":
+        return 10 if mine.count("sashimi") % 3 == 2 else (3 if picks_left >= 2 else 0)
+    if card == "dumpling":
+        n = min(mine.count("dumpling"), 4)
+        return DUMPLING_POINTS[n + 1] - DUMPLING_POINTS[n]
+    if card in NIGIRI:
+        open_wasabi = mine.count("wasabi") > sum(1 for c in mine if c in NIGIRI)
+        return NIGIRI[card] * (3 if open_wasabi else 1)
+    if card == "wasabi":
+        return 3 if picks_left >= 3 else 0
+    if card in ("maki1", "maki2", "maki3"):
+        return int(card[-1])  # roll icons
+    if card == "pudding":
+        return 2
+    return 0  # chopsticks, soy_sauce: worth nothing in this simple bot
+
+
+def pick(obs):
+    """Return one card name from obs.hand, or a list of two names to use chopsticks.
+
+    Useful fields (see docs/bots.md for all of them):
+      obs.hand                 the cards you may pick from (names compare equal to strings)
+      obs.tableaux[obs.seat]   your cards of this round, in the order you placed them
+      obs.tableaux[s]          every other seat's cards too (public)
+      obs.known_hands[s]       the cards seat s holds, if you held that hand earlier this round
+      obs.puddings, obs.scores puddings so far and points of completed rounds, by seat
+      obs.can_use_chopsticks   True when you may return two cards
+      obs.for_dummy            True when you are choosing the dummy's card (two-player-dummy)
+      obs.time_limit           seconds you have for this pick
+    """
+    hand = [str(card) for card in obs.hand]
+    mine = [str(card) for card in obs.tableaux[obs.seat]]
+    picks_left = len(hand) - 1
+    # Best card first; random.random() breaks ties (reproducibly: random is seeded per game).
+    kinds = list(dict.fromkeys(hand))  # distinct cards in hand order (a set's order varies)
+    ranked = sorted(kinds, key=lambda c: (value(c, mine, picks_left), random.random()),
+                    reverse=True)
+    best = ranked[0]
+    if obs.can_use_chopsticks and len(ranked) > 1:
+        second = ranked[1]
+        if value(second, mine + [best], picks_left - 1) >= 5:
+            return [best, second]  # chopsticks: both cards, placed in this order
+    return best
+
+
+def end_game(result):
+    """Optional: called after the last pick with a dict: seat, seed, players, scores, places,
+    puddings (each per seat)."""
+'''
+
+
+def bot_path(name: str, directory: Path) -> Path:
+    """The file ``name`` stands for in ``directory`` (``.py`` added); ValueError if unusable."""
+    stem = name[:-3] if name.endswith(".py") else name
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", stem):
+        raise ValueError(f"bot name {name!r}: use letters, digits, '_' or '-' (e.g. my_bot)")
+    return directory / f"{stem}.py"
+
+
+def write_bot(name: str, directory: Path, *, force: bool = False) -> Path:
+    """Write the starting bot ``name`` into ``directory``; refuses to overwrite unless ``force``.
+
+    Raises ``ValueError`` (bad name) or ``FileExistsError``.
+    """
+    path = bot_path(name, directory)
+    if path.exists() and not force:
+        raise FileExistsError(f"{path} already exists (use --force to overwrite it)")
+    path.write_text(TEMPLATE.format(name=path.stem, file=path.name), encoding="utf-8")
+    return path
+
+
+def new_bot_command(
+    name: Annotated[str, typer.Argument(help="Name of the bot (the file is NAME.py).",
+                                        show_default=False)],
+    directory: Annotated[Path, typer.Option(
+        "--dir", help="Folder to write the file in.", file_okay=False)] = Path("."),
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
+) -> None:
+    """Write a commented starting bot file NAME.py that already plays legal cards."""
+    try:
+        path = write_bot(name, directory, force=force)
+    except (ValueError, FileExistsError, OSError) as err:
+        typer.echo(f"error: {err}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(f"wrote {path}: edit pick(), then run `arena validate {path}`")
