@@ -10,6 +10,11 @@ from typing import Any
 
 import pytest
 
+try:
+    from playwright.sync_api import expect
+except ImportError:  # the browser fixture skips (or fails under CI) with the reason
+    expect = None
+
 from tests.publish.conftest import Visit
 from tournaments.store import Store
 
@@ -63,8 +68,8 @@ def test_bot_pages_show_their_plots_head_to_head_and_faults(
     for bot in ranking["bots"]:
         page = visit.open(site_dir / "index.html")
         page.locator("#ranking a", has_text=bot["name"]).first.click()
-        assert "/bots/" in page.url
-        assert page.locator("h1").inner_text() == bot["name"]
+        page.wait_for_url("**/bots/*.html")
+        expect(page.locator("h1")).to_have_text(bot["name"])
         chart = page.locator("#rating-chart svg")
         assert chart.locator("polyline").count() == 2          # mu and mu - 3 sigma
         assert chart.locator("polygon").count() == 1           # the sigma band
@@ -72,9 +77,11 @@ def test_bot_pages_show_their_plots_head_to_head_and_faults(
         assert page.locator("#score-chart svg rect").count() >= 1
         opponents = ranking["head_to_head"][bot["name"]]
         assert page.locator("#h2h tbody tr").count() == len(opponents)
-        if sum(bot["faults"].values()):
-            assert page.locator("#fault-kinds tbody tr").count() >= 1
-            assert "caviar" in page.locator("#fault-kinds").inner_text()
+        if sum(bot["faults"].values()):      # a loaded machine may add timeouts anywhere
+            times = page.locator("#fault-kinds tbody tr td:first-child").all_inner_texts()
+            assert sum(int(t) for t in times) == sum(bot["faults"].values())
+            if bot["name"] == "faulty":
+                assert "caviar" in page.locator("#fault-kinds").inner_text()
         else:
             assert page.locator("#no-faults").count() == 1
         visit.shot("bot-" + re.sub(r"\W+", "_", bot["name"]))
@@ -84,7 +91,7 @@ def test_a_fault_links_to_its_turn_in_the_replay(site_dir: Path, visit: Visit) -
     page = visit.open(site_dir / "bots" / "faulty.html")
     link = page.locator("#fault-kinds tbody tr a").first
     link.click()
-    assert re.search(r"game-\d+\.html#r\d+t\d+$", page.url)
+    page.wait_for_url(re.compile(r"game-\d+\.html#r\d+t\d+$"))
     assert "fault" in page.locator("#board").inner_text()
     visit.shot("replay-fault")
 
@@ -97,7 +104,8 @@ def test_replay_steps_to_the_last_turn_and_shows_the_final_scores(
     page = visit.open(site_dir / "games" / "index.html")
     visit.shot("games")
     page.locator("#games tbody tr a", has_text=f"#{index + 1}").first.click()
-    assert page.locator("#where").inner_text() == f"Round 1 · Turn 1 of {turns}"
+    page.wait_for_url(f"**/game-{index + 1:06d}.html*")
+    expect(page.locator("#where")).to_have_text(f"Round 1 · Turn 1 of {turns}")
     assert page.locator("#prev").is_disabled()
     hand = page.locator("#board tbody tr").first.locator("td").nth(2)
     assert hand.locator(".card").count() == turns
