@@ -176,9 +176,11 @@ def bot_page(site: Site, bot: BotData) -> str:
         f'<p class="lead">Rank {row["rank"]} of {k} · rank range {row["rank_low"]}–'
         f'{row["rank_high"]} in 90% of bootstrap resamples</p>',
         f'<div class="cards">{cards}</div>',
-        "<h2>Rating over its games</h2>", _rating_chart(bot),
-        "<h2>Scores and places</h2>",
-        f'<div class="two"><div>{_score_chart(bot)}</div><div>{_places_table(bot)}</div></div>',
+        *([f"<h2>Rating over its games</h2>{_rating_chart(bot)}",
+           "<h2>Scores and places</h2>",
+           f'<div class="two"><div>{_score_chart(bot)}</div><div>{_places_table(bot)}</div>'
+           "</div>"] if bot.scores else ['<p id="no-games">No games stored for this bot yet.'
+                                         "</p>"]),
         "<h2>Head to head</h2>",
         '<p class="note">How often this bot finished ahead of each opponent when they sat at '
         "the same table (ties count one half).</p>",

@@ -45,6 +45,8 @@ class Site:
     def replay_note(self) -> str:
         """One sentence saying which games have a replay page."""
         total, shown = len(self.data.games), len(self.replays)
+        if not total:
+            return "No games stored yet."
         if shown == total:
             return f"Every game ({total}) has a replay page."
         if not shown:
@@ -120,6 +122,8 @@ def _ranking_table(site: Site) -> str:
 
 
 def _rating_overview(site: Site) -> str:
+    if not site.data.games:
+        return '<p class="dim">No games stored yet.</p>'
     series = []
     legend = []
     for n, bot in enumerate(site.data.ranked()):

@@ -210,9 +210,7 @@ def histogram(values: Sequence[float], *, title: str, x_label: str, y_label: str
               marker: float | None = None, marker_label: str = "mean") -> str:
     """An SVG histogram of integer-ish ``values`` in about 20 bins (a vertical ``marker`` line
     at e.g. the mean)."""
-    if not values:
-        values = [0.0]
-    lo, hi = math.floor(min(values)), math.floor(max(values))
+    lo, hi = (math.floor(min(values)), math.floor(max(values))) if values else (0, 0)
     span = hi - lo + 1
     bin_width = next(w for w in (1, 2, 5, 10, 20, 50, 100, 10 ** 9) if span / w <= 25)
     start = lo - lo % bin_width

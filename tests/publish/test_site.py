@@ -181,3 +181,11 @@ def test_big_tournaments_list_fewer_games(odd_tournament: Path, tmp_path: Path,
     assert len(rows) == 5
     assert sum("game-0" in r for r in rows) == 2
     assert "Listed: 5 of 12 games" in text
+
+
+def test_a_tournament_without_games_still_publishes(tmp_path: Path) -> None:
+    build_tournament(tmp_path / "t", ["a", "b", "c"], limit=0)
+    done = write_site(tmp_path / "t", tmp_path / "site")
+    assert (done.bots, done.games, done.replays) == (3, 0, 0)
+    assert 'id="no-games"' in (tmp_path / "site" / "bots" / "a.html").read_text()
+    assert "No games stored yet." in (tmp_path / "site" / "index.html").read_text()
