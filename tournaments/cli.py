@@ -19,6 +19,7 @@ from arena.pool import ArenaOptions, BotLoadError, SandboxUnavailable, check_san
 from engine import Variant, parse_variants
 from tournaments.config import TournamentConfig
 from tournaments.progress import format_duration, make_progress
+from tournaments.ray_executor import RayUnavailable, require_ray
 from tournaments.report import (
     ranking_csv,
     ranking_json,
@@ -46,6 +47,13 @@ class SandboxMode(StrEnum):
     AUTO = "auto"
     BWRAP = "bwrap"
     NONE = "none"
+
+
+class Executor(StrEnum):
+    """Where games are played."""
+
+    LOCAL = "local"
+    RAY = "ray"
 
 
 class RankFormat(StrEnum):
@@ -129,6 +137,12 @@ def tournament_command(
         "--yes", "-y", help="Do not ask before a run estimated to take over an hour.")] = False,
     quiet: Annotated[bool, typer.Option(
         "--quiet", "-q", help="No progress display.")] = False,
+    executor: Annotated[Executor, typer.Option(
+        help="local: worker processes on this machine; ray: Ray tasks (a local Ray "
+        "instance, or the cluster at --address).")] = Executor.LOCAL,
+    address: Annotated[str | None, typer.Option(
+        help="With --executor ray: the cluster to join (HOST:PORT or 'auto'). Default: "
+        "start a local Ray instance for the run.", show_default=False)] = None,
 ) -> None:
     """Play a fair tournament between bots in parallel, rate them with TrueSkill and write
     ranking tables (resumable: run the same command with the same --out to continue)."""
@@ -154,6 +168,13 @@ def tournament_command(
         config.build()
     except (ScheduleError, OSError) as err:
         _fail(str(err))
+    if address is not None and executor is not Executor.RAY:
+        _fail("--address needs --executor ray")
+    if executor is Executor.RAY:
+        try:
+            require_ray(address)
+        except RayUnavailable as err:
+            _fail(str(err))
     workers = workers or _cores()
     out = out if out is not None else _fresh_out()
     options = ArenaOptions(move_time=move_time, sandbox=sandbox.value, log_dir=out / "logs")
@@ -162,11 +183,12 @@ def tournament_command(
     except SandboxUnavailable as err:
         _fail(f"{err} (use --sandbox none to run bots unsandboxed)")
     _run(specs, config, out=out, options=options, workers=workers, records=records,
-         dry_run=dry_run, yes=yes, quiet=quiet)
+         dry_run=dry_run, yes=yes, quiet=quiet, executor=executor.value, address=address)
 
 
 def _run(specs: list[Any], config: TournamentConfig, *, out: Path, options: Any, workers: int,
-         records: bool, dry_run: bool, yes: bool, quiet: bool) -> None:
+         records: bool, dry_run: bool, yes: bool, quiet: bool, executor: str = "local",
+         address: str | None = None) -> None:
     store: Store | None = None
     try:
         if not dry_run or (out / DB_NAME).exists():
@@ -186,7 +208,8 @@ def _run(specs: list[Any], config: TournamentConfig, *, out: Path, options: Any,
         try:
             ranking = play_tournament(specs, store, the_plan, out=out, options=options,
                                       workers=workers, records=records,
-                                      progress=make_progress(quiet=quiet))
+                                      progress=make_progress(quiet=quiet),
+                                      executor=executor, address=address)
         finally:
             if main:
                 signal.signal(signal.SIGTERM, previous)
@@ -194,6 +217,8 @@ def _run(specs: list[Any], config: TournamentConfig, *, out: Path, options: Any,
         _fail(str(err))
     except RunError as err:
         _fail(f"{err} (games finished so far are stored in {out})", 1)
+    except RayUnavailable as err:
+        _fail(str(err), 1)
     except (sqlite3.Error, OSError) as err:
         _fail(f"cannot write the results in {out}: {err}", 1)
     except KeyboardInterrupt:

@@ -144,10 +144,14 @@ def play_tournament(
     records: bool = False,
     progress: ProgressView | None = None,
     pool_factory: PoolFactory = arena_pool,
+    executor: str = "local",
+    address: str | None = None,
 ) -> dict[str, Any]:
     """Play the plan's missing games, storing each as it ends; returns the ranking.
 
-    The ranking files are written into ``out`` when every game is stored.
+    ``executor`` is ``local`` (worker processes here) or ``ray`` (Ray tasks on a local Ray
+    instance, or on the cluster at ``address``). The ranking files are written into ``out``
+    when every game is stored.
     """
     config = the_plan.config
     progress = progress if progress is not None else NoProgress()
@@ -172,8 +176,14 @@ def play_tournament(
 
     progress.start(total, done)
     try:
-        run_games(specs, the_plan.missing, options=options, variant=config.variant,
-                  workers=workers, on_finished=finished, pool_factory=pool_factory)
+        if executor == "ray":
+            from tournaments.ray_executor import run_games_ray
+
+            run_games_ray(specs, the_plan.missing, options=options, variant=config.variant,
+                          workers=workers, on_finished=finished, address=address)
+        else:
+            run_games(specs, the_plan.missing, options=options, variant=config.variant,
+                      workers=workers, on_finished=finished, pool_factory=pool_factory)
     finally:
         progress.close()
     ranking = build_ranking(config, store.games())
