@@ -186,10 +186,14 @@ class BotPool:
 
     # ------------------------------------------------------------ used by arena.game
     def process_for(self, seat: Seat) -> BotProcess | None:
-        """The live process serving ``seat``, started if needed; None if the bot won't load."""
+        """The process serving ``seat``, started if needed; None if the bot won't load.
+
+        A process that died since its last pick is returned as it is: asking it reports how it
+        died as the fault of that pick.
+        """
         if seat.spec in self._broken:
             return None
-        if seat.proc is None or (not seat.proc.alive and seat.proc.death is None):
+        if seat.proc is None:
             seat.proc = self._start(seat.spec)
         return seat.proc
 

@@ -236,7 +236,10 @@ class BotProcess:
         if self.popen.returncode is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.popen.pid, signal.SIGKILL)
-            self.popen.wait()
+            try:
+                self.popen.wait(timeout=10)
+            except subprocess.TimeoutExpired:  # stuck in the kernel; reaped later if ever
+                log.warning("%s: pid %d survived SIGKILL for 10 s", self.name, self.popen.pid)
         self.hub.remove(self)
         for _ in range(64):  # what the bot wrote last, without waiting for more
             if self.drain_log() <= 0:
