@@ -202,12 +202,54 @@ def ranking_csv(ranking: dict[str, Any]) -> str:
     return out.getvalue()
 
 
+#: Longest bot name shown whole in the terminal table (longer ones end with an ellipsis).
+TERMINAL_NAME = 16
+_FAULT_LETTERS = {"start": "s", "timeout": "t", "crash": "c", "illegal": "i", "protocol": "p"}
+_TERMINAL_HEADERS = ["#", "bot", "rating", "games", "win %", "score", "place", "rank (kept)",
+                     "faults"]
+
+
+def _short_name(name: str) -> str:
+    return name if len(name) <= TERMINAL_NAME else name[:TERMINAL_NAME - 1] + "…"
+
+
+def _terminal_rows(ranking: dict[str, Any]) -> list[list[Any]]:
+    rows = []
+    for bot in ranking["bots"]:
+        low, high = bot["rank_low"], bot["rank_high"]
+        spread = f"{low}" if low == high else f"{low}–{high}"
+        faults = " ".join(f"{_FAULT_LETTERS.get(kind, kind)}{n}"
+                          for kind, n in bot["faults"].items() if n) or "0"
+        rows.append([
+            bot["rank"], _short_name(bot["name"]), f"{bot['rating']:.2f}", bot["games"],
+            f"{100 * bot['win_share']:.1f}",
+            f"{bot['mean_score']:.1f}", f"{bot['mean_place']:.2f}",
+            f"{spread} ({100 * bot['rank_confidence']:.0f}%)", faults,
+        ])
+    return rows
+
+
 def ranking_table(ranking: dict[str, Any]) -> str:
-    """A plain-text table for the terminal."""
-    return "\n".join([_summary(ranking), "",
-                      tabulate(_rows(ranking), headers=_HEADERS, tablefmt="simple",
-                               disable_numparse=True,
-                               colalign=("right", "left") + ("right",) * 10)])
+    """A plain-text table for the terminal, within 80 columns (names over 16 characters are
+    shortened; ``--format md`` has every column: mu, sigma, wins, ...).
+
+    Faults are counted by kind initial: s(tart), t(imeout), c(rash), i(llegal), p(rotocol).
+    """
+    rows = [[str(cell) for cell in row] for row in _terminal_rows(ranking)]
+    widths = [max(len(r[i]) for r in [_TERMINAL_HEADERS, *rows])
+              for i in range(len(_TERMINAL_HEADERS))]
+
+    def line(cells: list[str]) -> str:
+        out = [c.ljust(w) if i == 1 else c.rjust(w)
+               for i, (c, w) in enumerate(zip(cells, widths, strict=True))]
+        return "  ".join(out).rstrip()
+
+    table = [line(_TERMINAL_HEADERS), "  ".join("-" * w for w in widths)]
+    table += [line(row) for row in rows]
+    legend = ["rating = mu − 3σ (TrueSkill; --format md shows mu, σ, wins); rank (kept): the",
+              "90% bootstrap range of the rank and how often it held; faults: s=start",
+              "t=timeout c=crash i=illegal p=protocol"]
+    return "\n".join([_summary(ranking), "", *table, "", *legend])
 
 
 def write_rankings(directory: Path, ranking: dict[str, Any]) -> list[Path]:
