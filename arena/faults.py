@@ -53,7 +53,14 @@ class Fault:
 
 def judge(value: Any, legal: Sequence[Pick], *, can_use_chopsticks: bool,
           hand: Sequence[Card]) -> tuple[Pick | None, str]:
-    """The legal pick ``value`` stands for, or ``(None, reason)`` when it is illegal."""
+    """The legal pick ``value`` stands for, or ``(None, reason)`` when it is illegal.
+
+    ``legal`` holds every legal pick; a single card is legal exactly when it is in ``hand``.
+    """
+    if value.__class__ is str:
+        card = _CARDS.get(value)
+        if card is not None and card in hand:
+            return (card,), ""
     cards: list[Card] = []
     names = [value] if isinstance(value, str) else value
     if not isinstance(names, list) or not 1 <= len(names) <= 2:
