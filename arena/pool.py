@@ -174,11 +174,11 @@ class BotPool:
                 self._release(seat)
 
     def close(self) -> None:
-        """Kill every bot process."""
+        """Kill every bot process (idle or in a game) with everything it started."""
         if self._closed:
             return
         self._closed = True
-        for _, proc in self._idle_order:
+        for proc in [p for _, p in self._idle_order] + self.hub.processes():
             proc.kill()
         self._idle.clear()
         self._idle_order.clear()

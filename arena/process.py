@@ -311,6 +311,10 @@ class Hub:
             del self._fds[proc.req_w]
             self._epoll.unregister(proc.req_w)
 
+    def processes(self) -> list[BotProcess]:
+        """Every process still watched (alive, or dead but not yet killed and reaped)."""
+        return list({id(p): p for p, _ in self._fds.values()}.values())
+
     def close(self) -> None:
         self._epoll.close()
 

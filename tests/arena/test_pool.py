@@ -117,3 +117,18 @@ def test_unsandboxed_mode_plays(tmp_path: Path) -> None:
     with BotPool(options(sandbox="none")) as unboxed:
         result = unboxed.play([spec("seeded"), spec("raises")], seed=3)
     assert [f.kind for f in result.faults] == ["crash"] * 3
+
+
+def test_close_during_a_game_kills_every_process() -> None:
+    from tests.arena.conftest import options
+    from tests.arena.zoo import processes_of_uids, wait_until
+
+    closing = BotPool(options())
+
+    def stop(report: object) -> None:
+        closing.close()
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        closing.play([spec("first"), spec("seeded")], seed=1, on_turn=stop)
+    assert closing.hub.uids and wait_until(lambda: not processes_of_uids(closing.hub.uids))
