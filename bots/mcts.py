@@ -7,9 +7,15 @@ are chosen with UCB1 over the iterations, so each candidate is tried against man
 guesses of the hidden cards (flat information-set MCTS). The other seats' picks this turn, and
 everyone's picks after it, come from a fast rollout policy: a noisy greedy estimate of each
 card's worth (set completion, wasabi, dumplings, maki, pudding, with chopsticks used when the
-second card is worth it). Rollouts in rounds 1 and 2 stop at the end of the round, scored as
+second card is worth it). The other seats are modelled as erratic (much noise), this seat's own
+later picks as steadier. Rollouts in rounds 1 and 2 stop at the end of the round, scored as
 that round's points plus a share of the pudding standings; in round 3 they play to the end of
 the game. An iteration's reward is this seat's points minus the mean of its opponents'.
+
+Each candidate's mean reward is biased by a prior: the value the ``heuristic`` bot gives that
+pick (card-flow odds, maki and pudding races, denial; copied below, since a bot is one file).
+The search corrects the heuristic where the sampled games disagree with it; the prior keeps a
+small budget from chasing noise. The pick with the best mean reward plus prior is played.
 
 Candidates are every distinct card in the hand and, when chopsticks can be used, the pairs of
 the four most promising cards (wasabi before nigiri). In the two-player dummy variant the
@@ -18,9 +24,11 @@ controller's own pick is searched with a random dummy card in the rollout, and t
 
 Budget. By default the bot runs a fixed number of iterations per pick (``ITERATIONS``), so with
 the arena seeding ``random`` before every game it plays the same game the same way: built-in
-tournaments are reproducible. Set ``ITERATIONS = None`` to search by time instead: it then uses
-at most ``TIME_SHARE`` of ``obs.time_limit`` (less when the limit is short, to leave room for
-process and pipe latency), checking the clock every few iterations.
+tournaments are reproducible. (A safety valve stops the search early if a pick ever reaches
+``SAFETY_SHARE`` of ``obs.time_limit``, which only happens on a badly overloaded machine.) To
+search by time instead, set ``ITERATIONS = None``: the bot then uses at most ``TIME_SHARE`` of
+``obs.time_limit`` (and always leaves ``TIME_MARGIN`` seconds, or half the limit when it is
+short, for process and pipe latency), checking the clock every few iterations.
 """
 
 import math
@@ -35,6 +43,9 @@ ITERATIONS = 300
 #: Time mode: share of ``obs.time_limit`` to spend, and the seconds always left unused.
 TIME_SHARE = 0.5
 TIME_MARGIN = 0.25
+#: Safety valve of the fixed budget: stop early past this share of ``obs.time_limit`` (only an
+#: overloaded machine gets there; the pick then depends on timing).
+SAFETY_SHARE = 0.6
 #: UCB1 exploration, in points of reward.
 EXPLORATION = 6.0
 #: Rollout policy noise: uniform noise in [0, NOISE) added to each card's estimated worth,
@@ -408,7 +419,7 @@ def prior_values(obs, actions):
     return values
 
 
-def search(obs, rng, iterations, deadline):
+def search(obs, rng, iterations, deadline, hard_deadline):
     """The best pick for ``obs`` as card numbers, by flat information-set MCTS."""
     me = obs.seat
     for_dummy = bool(obs.for_dummy)
@@ -432,7 +443,8 @@ def search(obs, rng, iterations, deadline):
     done = 0
     while True:
         if iterations is not None:
-            if done >= iterations:
+            if done >= iterations or (done % 16 == 15
+                                      and time.perf_counter() >= hard_deadline):
                 break
         elif done % 4 == 0 and time.perf_counter() >= deadline and done >= n:
             break
@@ -479,7 +491,7 @@ def pick(obs):
             TIME_SHARE * limit, limit - TIME_MARGIN)
         rng = random.Random(random.getrandbits(64))
         try:
-            choice = search(obs, rng, ITERATIONS, start + budget)
+            choice = search(obs, rng, ITERATIONS, start + budget, start + SAFETY_SHARE * limit)
         except Exception:
             if STRICT:
                 raise
