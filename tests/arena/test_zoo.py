@@ -107,7 +107,7 @@ def test_syntax_error_is_a_start_fault(pool: BotPool, tmp_path: Path) -> None:
 
 
 def test_slow_import_is_a_start_fault(tmp_path: Path) -> None:
-    with BotPool(options(startup_time=1.0)) as pool:
+    with BotPool(options(startup_time=2.0)) as pool:
         result = play(pool, BOTS / "slow_import.py")
         assert kinds(result) == ["start"]
         again = play(pool, BOTS / "slow_import.py", seed=2)  # remembered, not waited on again
@@ -150,7 +150,7 @@ def pick(obs):
 ''')
     result = play(pool, bot)
     assert kinds(result) == []
-    assert len(processes_matching(marker)) == 2  # the daemons really run...
+    assert wait_until(lambda: len(processes_matching(marker)) == 2)  # the daemons run...
     pool.close()
     assert wait_until(lambda: not processes_matching(marker))  # ...but not after the pool
 
@@ -181,7 +181,7 @@ time.sleep(600)
     arena = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)
     try:
         assert arena.stdout is not None and arena.stdout.readline() == b"played\n"
-        assert len(processes_matching(marker)) == 2
+        assert wait_until(lambda: len(processes_matching(marker)) == 2)
     finally:
         arena.send_signal(signal.SIGKILL)
         arena.wait()
