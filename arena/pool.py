@@ -163,9 +163,9 @@ class BotPool:
         """
         if self._closed:
             raise RuntimeError("the pool is closed")
-        from engine import new_game
+        from engine import Rules, parse_variants
 
-        new_game(len(bots), seed, variant)  # validates players and variants before starting
+        Rules(len(bots), parse_variants(variant))  # a bad table fails before any process starts
         seats = [Seat(spec, self._acquire(spec)) for spec in bots]
         try:
             return play_game(self, seats, seed, variant, on_turn)
