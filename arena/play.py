@@ -125,6 +125,8 @@ def play_command(
         fail(str(err))
     except ValueError as err:
         fail(str(err))
+    except KeyboardInterrupt:
+        fail("interrupted", 130)
     rec = result.record
     counts = [0] * len(rec["players"])
     for fault in rec["faults"]:

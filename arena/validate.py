@@ -111,6 +111,8 @@ def validate_command(
         faults, summary = validate(spec, options)
     except SandboxUnavailable as err:
         fail(str(err))
+    except KeyboardInterrupt:
+        fail("interrupted", 130)
     typer.echo(f"Validating {spec.name} ({spec.path})")
     for line in summary:
         typer.echo(f"  {line}")
