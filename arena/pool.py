@@ -215,10 +215,17 @@ class BotPool:
         seat.proc = None if seat.spec in self._broken else self._start(seat.spec)
 
     # ------------------------------------------------------------ processes
-    def _start(self, spec: BotSpec) -> BotProcess:
-        return BotProcess(spec.name, spec.path, self.sandbox, self.hub,
-                          self.options.startup_time,
-                          log_file=log_path(self.options.log_dir, spec.name))
+    def _start(self, spec: BotSpec) -> BotProcess | None:
+        """A new process for ``spec``; None (and the bot marked as not loading) if the OS
+        refuses to start one."""
+        try:
+            return BotProcess(spec.name, spec.path, self.sandbox, self.hub,
+                              self.options.startup_time,
+                              log_file=log_path(self.options.log_dir, spec.name))
+        except OSError as err:
+            log.warning("cannot start %s: %s", spec.name, err)
+            self._broken[spec] = (f"cannot start a process: {err}", "")
+            return None
 
     def _acquire(self, spec: BotSpec) -> BotProcess | None:
         if spec in self._broken:

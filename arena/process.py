@@ -116,6 +116,7 @@ class BotProcess:
         except OSError:
             for fd in (req_r, rep_w, log_w, self.req_w, self.rep_r, self.log_r):
                 os.close(fd)
+            self.log.close()
             raise
         finally:
             self.started = time.monotonic()
@@ -260,6 +261,9 @@ class BotProcess:
         tb = ""
         if err.kind == "crash":
             status = self.exit_status(1.0)
+            for _ in range(64):  # its last words (a fatal error message) before the tail
+                if self.drain_log() <= 0:
+                    break
             detail = describe_exit(status, sandboxed=self.sandbox.mode == "bwrap")
             if status is None:
                 detail = "closed its channel"

@@ -132,3 +132,14 @@ def test_close_during_a_game_kills_every_process() -> None:
     with pytest.raises(KeyboardInterrupt):
         closing.play([spec("first"), spec("seeded")], seed=1, on_turn=stop)
     assert closing.hub.uids and wait_until(lambda: not processes_of_uids(closing.hub.uids))
+
+
+def test_a_process_the_os_refuses_to_start_is_a_start_fault() -> None:
+    from tests.arena.conftest import options
+
+    with BotPool(options()) as broken:
+        broken.sandbox.bwrap = "/nonexistent/bwrap"
+        result = broken.play([spec("first"), spec("seeded")], seed=2)
+    assert [f.kind for f in result.faults] == ["start", "start"]
+    assert "cannot start a process" in result.faults[0].detail
+    replay(result.record)
