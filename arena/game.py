@@ -59,25 +59,37 @@ class _Question:
     job: Job | None = None
 
 
-_dumps = json.JSONEncoder(separators=(",", ":")).encode
+def _cards(cards: Sequence[Card]) -> str:
+    # Card names are plain ASCII words: no escaping needed.
+    return '["' + '","'.join(cards) + '"]' if cards else "[]"
+
+
+def _ints(values: Sequence[int]) -> str:
+    return "[" + ",".join(map(str, values)) + "]"
+
+
+def _bool(value: bool) -> str:
+    return "true" if value else "false"
 
 
 def encode_observation(obs: Observation, public: list[str]) -> str:
-    """``obs`` as a JSON object, the same as ``json.dumps(obs.to_dict())``.
+    """``obs`` as a JSON object, equal to ``json.dumps(obs.to_dict())`` once parsed.
 
     The fields every seat shares this turn are encoded once and kept in ``public`` (empty at
     first) for the other seats' observations of the same turn.
     """
     if not public:
-        public.append(_dumps({
-            "players": obs.players, "round": obs.round, "turn": obs.turn,
-            "tableaux": obs.tableaux, "puddings": obs.puddings, "scores": obs.scores,
-            "pass_direction": obs.pass_direction, "time_limit": obs.time_limit,
-            "variant": obs.variant, "hand_sizes": obs.hand_sizes, "discards": obs.discards,
-        })[1:])
-    own = _dumps({"seat": obs.seat, "hand": obs.hand, "known_hands": obs.known_hands,
-                  "can_use_chopsticks": obs.can_use_chopsticks, "for_dummy": obs.for_dummy})
-    return own[:-1] + "," + public[0]
+        tableaux = ",".join(map(_cards, obs.tableaux))
+        public.append(
+            f'"players":{json.dumps(list(obs.players))},"round":{obs.round},'
+            f'"turn":{obs.turn},"tableaux":[{tableaux}],"puddings":{_ints(obs.puddings)},'
+            f'"scores":{_ints(obs.scores)},"pass_direction":{obs.pass_direction},'
+            f'"time_limit":{float(obs.time_limit)!r},"variant":{json.dumps(list(obs.variant))},'
+            f'"hand_sizes":{_ints(obs.hand_sizes)},"discards":{_cards(obs.discards)}}}')
+    known = ",".join("null" if k is None else _cards(k) for k in obs.known_hands)
+    return (f'{{"seat":{obs.seat},"hand":{_cards(obs.hand)},"known_hands":[{known}],'
+            f'"can_use_chopsticks":{_bool(obs.can_use_chopsticks)},'
+            f'"for_dummy":{_bool(obs.for_dummy)},' + public[0])
 
 
 def play_game(pool: BotPool, seats: list[Seat], seed: int, variant: Sequence[str],
