@@ -68,6 +68,7 @@ class BotLog:
         self.dropped = 0
         self._fd: int | None = None
         self._room = 0
+        self._at_line_start = True
         if path is not None:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -87,8 +88,10 @@ class BotLog:
     def note(self, text: str) -> None:
         """An arena line in the log (not counted against the cap)."""
         if self._fd is not None:
+            start = "" if self._at_line_start else "\n"
             with contextlib.suppress(OSError):
-                os.write(self._fd, f"--- arena: {text}\n".encode())
+                os.write(self._fd, f"{start}--- arena: {text}\n".encode())
+            self._at_line_start = True
 
     def write(self, data: bytes) -> None:
         """Append the bot's output, up to the cap."""
@@ -105,6 +108,7 @@ class BotLog:
             except OSError:
                 self.dropped += len(keep)
             self._room -= len(keep)
+            self._at_line_start = keep.endswith(b"\n")
 
     def close(self) -> None:
         """Close the file, noting how much output was dropped."""
