@@ -30,6 +30,7 @@ __all__ = ["BotProcess", "Hub", "Job", "MAX_LINE"]
 log = logging.getLogger(__name__)
 
 MAX_LINE = 64 << 10   # longest reply line accepted; the runner's replies are far shorter
+MAX_STALE = 16        # stale replies tolerated between two requests
 _CHANNEL, _LOG, _OUT = 0, 1, 2
 _module_counter = 0
 
@@ -96,6 +97,7 @@ class BotProcess:
     game: object = None
     expect: Job | None = field(default=None, repr=False)
     _next_id: int = 1
+    _stale: int = 0
 
     def __post_init__(self) -> None:
         global _module_counter
@@ -143,6 +145,7 @@ class BotProcess:
         job.ident = self._next_id
         self._next_id += 1
         self.expect = job
+        self._stale = 0
         data = f'{{"id":{job.ident},{job.body[1:]}\n'.encode()
         if self._outbuf:
             self._outbuf += data
@@ -421,6 +424,9 @@ class Hub:
                     raise ChannelError("protocol", f"a reply to an unknown request: "
                                                    f"{json.dumps(message)[:40]}")
                 else:
+                    proc._stale += 1
+                    if proc._stale > MAX_STALE:
+                        raise ChannelError("protocol", "floods the channel with stale replies")
                     log.debug("%s: late reply %s discarded", proc.name, message["id"])
         except ChannelError as err:
             failure = proc.broke(err)

@@ -57,6 +57,7 @@ BOTS = Path(__file__).resolve().parent / "bots"
     ("segfault", "crash"),
     ("raises", "crash"),
     ("scribbler", "protocol"),
+    ("flooder", "protocol"),
     ("returns_none", "illegal"),
     ("returns_42", "illegal"),
     ("not_in_hand", "illegal"),
