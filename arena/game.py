@@ -191,7 +191,7 @@ class _Game:
                 pick, why = judge(reply["pick"], q.legal, hand=hand,
                                   can_use_chopsticks=q.obs.can_use_chopsticks)
                 if pick is None:
-                    self._fault(q, "illegal", ("for the dummy: " if q.target == 2 else "") + why,
+                    self._fault(q, "illegal", ("for the dummy: " if q.obs.for_dummy else "") + why,
                                 "", picks)
                 else:
                     picks[q.target] = pick

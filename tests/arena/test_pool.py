@@ -75,6 +75,14 @@ def test_the_dummy_controller_is_asked_twice(pool: BotPool) -> None:
     replay(result.record)
 
 
+def test_only_dummy_picks_are_reported_as_for_the_dummy(pool: BotPool) -> None:
+    # Seat 2 of a three-player game is an ordinary seat, not the dummy's.
+    result = pool.play([spec("first"), spec("first"), spec("not_in_hand")], seed=8)
+    faults = result.faults
+    assert [f.kind for f in faults] == ["illegal"] * 3 and all(f.seat == 2 for f in faults)
+    assert not any("for the dummy" in f.detail for f in faults)
+
+
 def test_stale_replies_are_discarded(pool: BotPool) -> None:
     result = pool.play([spec("stale"), spec("first")], seed=7)
     assert result.faults == []
