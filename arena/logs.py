@@ -44,7 +44,8 @@ def setup_logging(log_file: Path | None = None, verbose: bool = False) -> None:
 
         multiprocessing_logging.install_mp_handler(root)
     except (ImportError, AssertionError) as err:  # not installed, or not the fork start method
-        log.debug("multiprocessing-logging not installed: %s", err)
+        # Such a process writes its own lines to the file (appends of whole lines).
+        log.debug("logging without multiprocessing-logging here: %s", err)
 
 
 def log_path(log_dir: Path | None, bot_name: str) -> Path | None:

@@ -15,6 +15,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
+from arena.logs import setup_logging
 from arena.pool import ArenaOptions, BotLoadError, SandboxUnavailable, check_sandbox, resolve_bots
 from engine import Variant, parse_variants
 from tournaments.config import TournamentConfig
@@ -30,7 +31,7 @@ from tournaments.report import (
 from tournaments.runner import RunError
 from tournaments.schedule import ScheduleError, ScheduleKind, build_schedule
 from tournaments.store import DB_NAME, Store, StoreError
-from tournaments.tournament import make_config, plan, play_tournament, rank_directory
+from tournaments.tournament import LOG_NAME, make_config, plan, play_tournament, rank_directory
 
 __all__ = ["tournament_command", "rank_command", "default_cycles", "GAMES_PER_BOT",
            "SandboxMode", "RankFormat"]
@@ -199,6 +200,7 @@ def _run(specs: list[Any], config: TournamentConfig, *, out: Path, options: Any,
             return
         assert store is not None
         typer.echo(f"output: {out}")
+        setup_logging(out / LOG_NAME)
         if (the_plan.estimate > CONFIRM_SECONDS and not yes and sys.stdin.isatty()
                 and not typer.confirm(f"This may take {format_duration(the_plan.estimate)}. "
                                       "Start?", default=True)):

@@ -14,6 +14,7 @@ import queue
 import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from tournaments.schedule import ScheduledGame
@@ -52,9 +53,13 @@ def _stop_on_term(signum: int, frame: object) -> None:
 
 
 def _worker(bots: Sequence[Any], options: Any, variant: tuple[str, ...], tasks: Any,
-            results: Any, stop: Any, factory: PoolFactory) -> None:
+            results: Any, stop: Any, factory: PoolFactory, log_file: Path | None = None) -> None:
     """Worker process body: play games from ``tasks`` until a ``None`` arrives."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)        # the parent handles Ctrl-C
+    if log_file is not None:
+        from arena.logs import setup_logging
+
+        setup_logging(log_file)
     signal.signal(signal.SIGTERM, _stop_on_term)        # ... and stops us with SIGTERM
     parent = os.getppid()
     pool = None
@@ -108,6 +113,7 @@ def run_games(
     workers: int = 1,
     on_finished: Callable[[Finished], None],
     pool_factory: PoolFactory = arena_pool,
+    log_file: Path | None = None,
 ) -> None:
     """Play ``games`` (bots by index into ``bots``) on ``workers`` processes.
 
@@ -129,7 +135,7 @@ def run_games(
         tasks.put(None)
     procs = [ctx.Process(target=_worker, name=f"tournament-worker-{i}",
                          args=(list(bots), options, tuple(variant), tasks, results, stop,
-                               pool_factory))
+                               pool_factory, log_file))
              for i in range(workers)]
     pending = {game.index: game for game in games}
     try:

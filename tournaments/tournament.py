@@ -133,6 +133,10 @@ def _write_record(out: Path, index: int, record: dict[str, Any]) -> None:
     tmp.replace(path)
 
 
+#: The arena's own log (process starts and kills, late replies, ...), beside the results.
+LOG_NAME = "arena.log"
+
+
 def play_tournament(
     specs: Sequence[Any],
     store: Store,
@@ -183,7 +187,8 @@ def play_tournament(
                           workers=workers, on_finished=finished, address=address)
         else:
             run_games(specs, the_plan.missing, options=options, variant=config.variant,
-                      workers=workers, on_finished=finished, pool_factory=pool_factory)
+                      workers=workers, on_finished=finished, pool_factory=pool_factory,
+                      log_file=out / LOG_NAME)
     finally:
         progress.close()
     ranking = build_ranking(config, store.games())
