@@ -9,6 +9,8 @@ from engine.cards import Card, parse_card
 
 __all__ = ["Observation"]
 
+_BY_NAME: dict[str, Card] = {card.value: card for card in Card}
+
 
 class Observation(NamedTuple):
     """One seat's view of the game when it must pick (read-only).
@@ -65,7 +67,10 @@ class Observation(NamedTuple):
         """Rebuild an observation from :meth:`to_dict`'s output (cards become :class:`Card`)."""
 
         def cards(names: Sequence[str]) -> list[Card]:
-            return [parse_card(n) for n in names]
+            try:
+                return [_BY_NAME[n] for n in names]
+            except (KeyError, TypeError):
+                return [parse_card(n) for n in names]  # raises ValueError naming the bad one
 
         return cls(
             seat=int(data["seat"]),
