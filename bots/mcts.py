@@ -7,10 +7,12 @@ are chosen with UCB1 over the iterations, so each candidate is tried against man
 guesses of the hidden cards (flat information-set MCTS). The other seats' picks this turn, and
 everyone's picks after it, come from a fast rollout policy: a noisy greedy estimate of each
 card's worth (set completion, wasabi, dumplings, maki, pudding, with chopsticks used when the
-second card is worth it). The other seats are modelled as erratic (much noise), this seat's own
-later picks as steadier. Rollouts in rounds 1 and 2 stop at the end of the round, scored as
-that round's points plus a share of the pudding standings; in round 3 they play to the end of
-the game. An iteration's reward is this seat's points minus the mean of its opponents'.
+second card is worth it). This seat's own later picks are steady; in each iteration every other
+seat is drawn as one of three opponent models (farsighted but erratic, myopic, or random), so
+the search holds up against strong and weak opponents alike. Rollouts in rounds 1 and 2 stop
+at the end of the round, scored as that round's points plus a share of the pudding standings;
+in round 3 they play to the end of the game. An iteration's reward is this seat's points minus
+the mean of its opponents'.
 
 Each candidate's mean reward is biased by a prior: the value the ``heuristic`` bot gives that
 pick (card-flow odds, maki and pudding races, denial; copied below, since a bot is one file).
@@ -49,10 +51,14 @@ SAFETY_SHARE = 0.6
 #: UCB1 exploration, in points of reward.
 EXPLORATION = 6.0
 #: Rollout policy noise: uniform noise in [0, NOISE) added to each card's estimated worth,
-#: for this seat's own later picks and for the other seats (modelled as erratic: robust against
-#: weak and strong opponents alike).
+#: for this seat's own later picks and for farsighted opponents.
 MY_NOISE = 1.5
 OPP_NOISE = 6.0
+#: Opponent models: in each iteration every other seat is drawn as a farsighted but erratic
+#: player, a myopic one (points now only) or a random one, with these odds (cumulative).
+FARSIGHTED_ODDS = 0.4
+MYOPIC_ODDS = 0.7
+MYOPIC_NOISE = 2.0
 #: Weight of the heuristic's value of a pick (the prior) added to its mean search reward.
 PRIOR_WEIGHT = 1.0
 #: Share of the current pudding standings counted when a rollout stops after round 1 or 2.
@@ -315,7 +321,41 @@ class View:
 
 # ---------------------------------------------------------------- search
 
-def policy(g, seat, rand, spare, noise):
+def myopic(c, counts, open_wasabi, left):
+    """An opponent model's worth of card ``c``: only the points it scores as the round stands."""
+    if c == TEMPURA:
+        return 5.0 if counts[TEMPURA] & 1 else 0.0
+    if c == SASHIMI:
+        return 10.0 if counts[SASHIMI] % 3 == 2 else 0.0
+    if c == DUMPLING:
+        return DUMPLING_STEP[counts[DUMPLING]]
+    if c in (SALMON, SQUID, EGG):
+        return NIGIRI_VALUE[c] * (3 if open_wasabi else 1)
+    if c == MAKI3:
+        return 3.0
+    if c == MAKI2:
+        return 2.0
+    if c == MAKI1:
+        return 1.0
+    return 0.0
+
+
+def uniform(c, counts, open_wasabi, left):
+    """An opponent model that plays at random (all cards worth the same)."""
+    return 0.0
+
+
+def draw_models(players, rand):
+    """A (worth function, noise) model for each seat, drawn for one iteration."""
+    models = []
+    for _ in range(players):
+        r = rand()
+        models.append((worth, OPP_NOISE) if r < FARSIGHTED_ODDS else
+                      (myopic, MYOPIC_NOISE) if r < MYOPIC_ODDS else (uniform, 1.0))
+    return models
+
+
+def policy(g, seat, rand, spare, noise, value_fn=worth):
     """A rollout pick for ``seat`` (a tuple of card numbers); ``spare``: cards it must keep."""
     hand = g.hands[seat]
     counts = g.counts[seat]
@@ -329,7 +369,7 @@ def policy(g, seat, rand, spare, noise):
         if seen & bit:
             continue
         seen |= bit
-        v = worth(c, counts, open_wasabi, left) + noise * rand()
+        v = value_fn(c, counts, open_wasabi, left) + noise * rand()
         if v > best_v:
             second, second_v = best, best_v
             best, best_v = c, v
@@ -345,13 +385,17 @@ def policy(g, seat, rand, spare, noise):
     return (best,)
 
 
-def play_turn(g, picks, rand, me):
+def play_turn(g, picks, rand, me, models):
     """Fill in the missing picks of this turn with the rollout policy, then apply it."""
     dummy_card = -1
     for seat in range(g.players):
         if picks[seat] is None:
-            picks[seat] = policy(g, seat, rand, 1 if seat == g.controller else 0,
-                                 MY_NOISE if seat == me else OPP_NOISE)
+            spare = 1 if seat == g.controller else 0
+            if seat == me:
+                picks[seat] = policy(g, seat, rand, spare, MY_NOISE)
+            else:
+                value_fn, noise = models[seat]
+                picks[seat] = policy(g, seat, rand, spare, noise, value_fn)
     if g.dummy:
         rest = list(g.hands[g.controller])
         for c in picks[g.controller]:
@@ -449,6 +493,7 @@ def search(obs, rng, iterations, deadline, hard_deadline):
         elif done % 4 == 0 and time.perf_counter() >= deadline and done >= n:
             break
         g = determinize(obs, rng)
+        models = draw_models(g.players, rand)
         if done < n:
             k = done
         else:
@@ -465,9 +510,9 @@ def search(obs, rng, iterations, deadline, hard_deadline):
             g.step(picks, action[0])
         else:
             picks[me] = action
-            play_turn(g, picks, rand, me)
+            play_turn(g, picks, rand, me, models)
         while not g.over and g.round == start_round:
-            play_turn(g, [None] * g.players, rand, me)
+            play_turn(g, [None] * g.players, rand, me, models)
         totals[k] += reward(g, me, start_scores, start_round)
         visits[k] += 1
         done += 1
