@@ -3,7 +3,9 @@
 Bots are loaded by path with importlib under unique module names (one module per seat, so
 module-level state is never shared between seats), exactly the files the arena runs, but called
 directly: no sandbox, no time limit enforced. Each deal (a seed) is played once per seat
-rotation of each line-up, so every bot gets every seat on the same cards. The module ``random``
+rotation of each line-up, so every bot gets every seat on the same cards; the order of the bots
+around the table (who passes to whom) cycles through every possible order from deal to deal,
+so use a multiple of (players - 1)! deals for a fully balanced run. The module ``random``
 is reseeded before every call from the game seed, seat, round and turn, so a run is reproducible.
 
 Reports per bot: games, TrueSkill (explicit environment, rating = mu - 3 sigma), win share
@@ -112,9 +114,16 @@ def play_game(paths: Sequence[str], seed: int, variant: Sequence[str] = (),
                        tuple(state.places[:players]), tuple(seconds), tuple(calls))
 
 
-def lineups(bots: Sequence[str], players: int) -> list[tuple[str, ...]]:
-    """Seatings: every combination of ``players`` bots (with a repeat when there are too few),
-    each in every cyclic rotation."""
+def cyclic_orders(group: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """The distinct orders of ``group`` around the table (who passes to whom), first fixed."""
+    first, rest = group[0], group[1:]
+    return sorted({(first, *perm) for perm in itertools.permutations(rest)})
+
+
+def lineups(bots: Sequence[str], players: int, deal: int = 0) -> list[tuple[str, ...]]:
+    """Seatings for one deal: every combination of ``players`` bots (with a repeat when there
+    are too few), each in every cyclic rotation of one order around the table. The order
+    (who passes to whom) changes from deal to deal, cycling through all of them."""
     if players <= len(bots):
         groups = list(itertools.combinations(bots, players))
     else:
@@ -123,8 +132,10 @@ def lineups(bots: Sequence[str], players: int) -> list[tuple[str, ...]]:
                                                                        players - len(bots))]
     seatings = []
     for group in groups:
+        orders = cyclic_orders(group)
+        order = orders[deal % len(orders)]
         for k in range(players):
-            seatings.append(group[k:] + group[:k])
+            seatings.append(order[k:] + order[:k])
     return seatings
 
 
@@ -214,7 +225,7 @@ def run(paths: Sequence[str], *, players: int, deals: int, seed: int = 0,
         variant: Sequence[str] = (), workers: int = 1, progress: bool = False) -> Ladder:
     """Play every seating of ``paths`` at ``players`` seats on ``deals`` deals."""
     tasks = [(seating, seed + d, tuple(variant))
-             for d in range(deals) for seating in lineups(list(paths), players)]
+             for d in range(deals) for seating in lineups(list(paths), players, d)]
     ladder = Ladder()
     if workers <= 1:
         outcomes = map(_play_task, tasks)
