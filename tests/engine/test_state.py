@@ -261,3 +261,17 @@ def test_observation_fields() -> None:
     again = type(obs).from_dict(json.loads(json.dumps(data)))
     assert again.to_dict() == data
     assert all(isinstance(c, Card) for c in again.hand)
+
+
+def test_deals_use_the_fisher_yates_shuffle_of_the_seed() -> None:
+    from engine.state import shuffle
+    for seed in range(300):
+        expected = deck(soy_sauce=seed % 2 == 1)
+        ours = list(expected)
+        random.Random(seed).shuffle(expected)
+        shuffle(ours, random.Random(seed))
+        assert ours == expected
+    state = new_game(4, 12)
+    cards = deck()
+    random.Random(12).shuffle(cards)
+    assert [c for hand in state.deals[0] for c in hand] == cards[:32]
