@@ -6,13 +6,13 @@ import json
 import random
 import sys
 import textwrap
-from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 from tabulate import tabulate
 
+from arena.clitools import SandboxChoice, fail
 from arena.logs import setup_logging
 from arena.pool import (
     ArenaOptions,
@@ -27,20 +27,6 @@ from engine import Pick, Variant
 __all__ = ["SandboxChoice", "fail", "format_pick", "play_command"]
 
 WIDTH = 80
-
-
-class SandboxChoice(StrEnum):
-    """How bot processes are isolated."""
-
-    AUTO = "auto"
-    BWRAP = "bwrap"
-    NONE = "none"
-
-
-def fail(message: str, code: int = 2) -> NoReturn:
-    """Print a one-line error to stderr and exit."""
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code)
 
 
 def format_pick(pick: Pick) -> str:

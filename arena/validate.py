@@ -8,9 +8,9 @@ from typing import Annotated
 
 import typer
 
+from arena.clitools import SandboxChoice, fail
 from arena.faults import FAULT_KINDS, Fault
 from arena.logs import setup_logging
-from arena.play import SandboxChoice, fail
 from arena.pool import (
     ArenaOptions,
     BotLoadError,

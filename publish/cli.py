@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 
+from arena.clitools import fail
 from publish.site import DEFAULT_REPLAYS, PublishError, write_site
 from tournaments.store import StoreError
 
 __all__ = ["publish_command", "parse_replays"]
-
-
-def _fail(message: str, code: int = 2) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code)
 
 
 def parse_replays(text: str) -> int | None:
@@ -50,8 +46,8 @@ def publish_command(
         limit = parse_replays(replays)
         done = write_site(directory, site, replays=limit)
     except ValueError as err:
-        _fail(str(err))
+        fail(str(err))
     except (StoreError, PublishError, OSError) as err:
-        _fail(str(err))
+        fail(str(err))
     typer.echo(f"site: {done.out}/index.html ({done.bots} bots, {done.games} games, "
                f"{done.replays} replay pages, {done.bytes / 1e6:.1f} MB)")

@@ -11,10 +11,11 @@ import threading
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
 
+from arena.clitools import SandboxChoice, fail
 from arena.logs import setup_logging
 from arena.pool import ArenaOptions, BotLoadError, SandboxUnavailable, check_sandbox, resolve_bots
 from engine import Variant, parse_variants
@@ -34,20 +35,12 @@ from tournaments.store import DB_NAME, Store, StoreError
 from tournaments.tournament import LOG_NAME, make_config, plan, play_tournament, rank_directory
 
 __all__ = ["tournament_command", "rank_command", "default_cycles", "GAMES_PER_BOT",
-           "SandboxMode", "RankFormat"]
+           "RankFormat"]
 
 #: Without --cycles, enough cycles for every bot to play at least this many games.
 GAMES_PER_BOT = 100
 RESULTS_DIR = Path("arena-results")
 CONFIRM_SECONDS = 3600.0
-
-
-class SandboxMode(StrEnum):
-    """How bot processes are isolated."""
-
-    AUTO = "auto"
-    BWRAP = "bwrap"
-    NONE = "none"
 
 
 class Executor(StrEnum):
@@ -64,11 +57,6 @@ class RankFormat(StrEnum):
     MD = "md"
     CSV = "csv"
     JSON = "json"
-
-
-def _fail(message: str, code: int = 2) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code)
 
 
 def default_cycles(bots: int, players: list[int], *, target: int = GAMES_PER_BOT) -> int:
@@ -129,9 +117,9 @@ def tournament_command(
     games: Annotated[int | None, typer.Option(
         min=1, help="Games per table size and cycle with --schedule random (rounded up so "
         "every bot plays equally).", show_default=False)] = None,
-    sandbox: Annotated[SandboxMode, typer.Option(
+    sandbox: Annotated[SandboxChoice, typer.Option(
         help="Bot isolation: auto (bwrap, refuse if unavailable), bwrap, or none.")
-    ] = SandboxMode.AUTO,
+    ] = SandboxChoice.AUTO,
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Print the schedule and stop.")] = False,
     yes: Annotated[bool, typer.Option(
@@ -150,16 +138,16 @@ def tournament_command(
     try:
         variants = tuple(v.value for v in parse_variants(variant or []))
     except ValueError as err:
-        _fail(f"--variant: {err}")
+        fail(f"--variant: {err}")
     sizes = sorted(set(players or [4]))
     if Variant.TWO_PLAYER_DUMMY.value in variants and sizes != [2]:
-        _fail("--variant two-player-dummy needs --players 2")
+        fail("--variant two-player-dummy needs --players 2")
     try:
         specs = resolve_bots(bots or [])
     except (BotLoadError, OSError) as err:
-        _fail(str(err))
+        fail(str(err))
     if len(specs) < 2:
-        _fail(f"a tournament needs at least 2 bots, got {len(specs)}")
+        fail(f"a tournament needs at least 2 bots, got {len(specs)}")
     try:
         if cycles is None:
             cycles = 1 if schedule is ScheduleKind.RANDOM else default_cycles(len(specs), sizes)
@@ -168,21 +156,21 @@ def tournament_command(
                              move_time=move_time)
         config.build()
     except (ScheduleError, OSError) as err:
-        _fail(str(err))
+        fail(str(err))
     if address is not None and executor is not Executor.RAY:
-        _fail("--address needs --executor ray")
+        fail("--address needs --executor ray")
     if executor is Executor.RAY:
         try:
             require_ray(address)
         except RayUnavailable as err:
-            _fail(str(err))
+            fail(str(err))
     workers = workers or _cores()
     out = out if out is not None else _fresh_out()
     options = ArenaOptions(move_time=move_time, sandbox=sandbox.value, log_dir=out / "logs")
     try:
         check_sandbox(options)
     except SandboxUnavailable as err:
-        _fail(f"{err} (use --sandbox none to run bots unsandboxed)")
+        fail(f"{err} (use --sandbox none to run bots unsandboxed)")
     _run(specs, config, out=out, options=options, workers=workers, records=records,
          dry_run=dry_run, yes=yes, quiet=quiet, executor=executor.value, address=address)
 
@@ -216,13 +204,13 @@ def _run(specs: list[Any], config: TournamentConfig, *, out: Path, options: Any,
             if main:
                 signal.signal(signal.SIGTERM, previous)
     except StoreError as err:
-        _fail(str(err))
+        fail(str(err))
     except RunError as err:
-        _fail(f"{err} (games finished so far are stored in {out})", 1)
+        fail(f"{err} (games finished so far are stored in {out})", 1)
     except RayUnavailable as err:
-        _fail(str(err), 1)
+        fail(str(err), 1)
     except (sqlite3.Error, OSError) as err:
-        _fail(f"cannot write the results in {out}: {err}", 1)
+        fail(f"cannot write the results in {out}: {err}", 1)
     except KeyboardInterrupt:
         stored = store.count() if store is not None else 0
         typer.echo(f"\ninterrupted: {stored} of {len(config.build())} games stored in {out}; "
@@ -250,9 +238,9 @@ def rank_command(
         if write:
             write_rankings(directory, ranking)
     except StoreError as err:
-        _fail(str(err))
+        fail(str(err))
     except sqlite3.Error as err:
-        _fail(f"{directory / DB_NAME} is damaged ({err})")
+        fail(f"{directory / DB_NAME} is damaged ({err})")
     text = {RankFormat.TABLE: ranking_table, RankFormat.MD: ranking_markdown,
             RankFormat.CSV: ranking_csv, RankFormat.JSON: ranking_json}[format](ranking)
     typer.echo(text.rstrip("\n"))
