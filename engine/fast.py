@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from engine.cards import DUMPLING_POINTS, Card
 from engine.observation import Observation
-from engine.scoring import score_puddings, split
+from engine.scoring import majority, score_puddings
 from engine.state import GameState, Rules
 from engine.variants import Variant, parse_variants
 
@@ -28,24 +28,6 @@ N_KINDS = len(CARDS)
 #: Card indices grouped into soy-sauce colours.
 _COLOURS = ((TEMPURA,), (SASHIMI,), (DUMPLING,), (MAKI1, MAKI2, MAKI3), (SALMON, SQUID, EGG),
             (PUDDING,), (WASABI,), (CHOPSTICKS,), (SOY,))
-
-
-def _majority(values: Sequence[int], first: int, second: int) -> list[int]:
-    points = [0] * len(values)
-    best = max(values)
-    if best <= 0:
-        return points
-    top = [i for i, v in enumerate(values) if v == best]
-    for i in top:
-        points[i] = split(first, len(top))
-    if len(top) == 1:
-        rest = [v for v in values if 0 < v < best]
-        if rest:
-            runner = max(rest)
-            tied = [i for i, v in enumerate(values) if v == runner]
-            for i in tied:
-                points[i] = split(second, len(tied))
-    return points
 
 
 class FastGame:
@@ -180,7 +162,7 @@ class FastGame:
             points.append(c[TEMPURA] // 2 * 5 + c[SASHIMI] // 3 * 10
                           + DUMPLING_POINTS[min(c[DUMPLING], 5)] + self.nigiri[seat])
         icons = [c[MAKI1] + 2 * c[MAKI2] + 3 * c[MAKI3] for c in counts]
-        for seat, p in enumerate(_majority(icons, 6, 3)):
+        for seat, p in enumerate(majority(icons, 6, 3)):
             points[seat] += p
         if self.soy:
             colours = [sum(1 for group in _COLOURS if any(c[k] for k in group)) for c in counts]

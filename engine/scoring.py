@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from engine.cards import DUMPLING_POINTS, NIGIRI_POINTS, Card, colour, parse_card
 
 __all__ = ["score_round", "score_puddings", "tableau_points", "maki_points", "soy_sauce_points",
-           "places", "split"]
+           "places", "split", "majority"]
 
 
 def split(points: int, ways: int) -> int:
@@ -50,7 +50,7 @@ def tableau_points(tableau: Iterable[Card | str]) -> int:
     return points
 
 
-def _majority(values: Sequence[int], first: int, second: int | None) -> list[int]:
+def majority(values: Sequence[int], first: int, second: int | None) -> list[int]:
     """Points for the most (``first``) and second most (``second``) of ``values``.
 
     Only positive values place; ties split evenly; a tie for first awards no second place.
@@ -75,7 +75,7 @@ def maki_points(tableaux: Sequence[Iterable[Card | str]]) -> list[int]:
     for tableau in tableaux:
         count = _parsed(tableau).count
         icons.append(count(_MAKI1) + 2 * count(_MAKI2) + 3 * count(_MAKI3))
-    return _majority(icons, 6, 3)
+    return majority(icons, 6, 3)
 
 
 def soy_sauce_points(tableaux: Sequence[Iterable[Card | str]]) -> list[int]:
