@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import logging
 import os
@@ -9,13 +10,23 @@ import re
 import sys
 from pathlib import Path
 
-__all__ = ["BotLog", "setup_logging", "log_path"]
+from arena.textsafe import escape_decoded, safe_text
+
+__all__ = ["BotLog", "SafeFormatter", "setup_logging", "log_path"]
 
 log = logging.getLogger(__name__)
 
 PROCESS_CAP = 1 << 20   # bytes of one bot process's output kept in its log file
 FILE_CAP = 8 << 20      # bytes of one bot's log file, over all its processes
 TAIL = 4096             # bytes of the latest output kept in memory
+
+
+class SafeFormatter(logging.Formatter):
+    """A formatter whose lines are safe text (:func:`arena.textsafe.safe_text`, multiline):
+    a record may quote a bot (a reply, an error), and the arena's log is read in terminals."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return safe_text(super().format(record), multiline=True)
 
 
 def setup_logging(log_file: Path | None = None, verbose: bool = False) -> None:
@@ -31,12 +42,12 @@ def setup_logging(log_file: Path | None = None, verbose: bool = False) -> None:
         root.removeHandler(handler)
     console = logging.StreamHandler(sys.stderr)
     console.setLevel(logging.DEBUG if verbose else logging.WARNING)
-    console.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    console.setFormatter(SafeFormatter("%(levelname)s %(name)s: %(message)s"))
     root.addHandler(console)
     if log_file is not None:
         log_file.parent.mkdir(parents=True, exist_ok=True)
         handler = logging.FileHandler(log_file, encoding="utf-8")
-        handler.setFormatter(logging.Formatter(
+        handler.setFormatter(SafeFormatter(
             "%(asctime)s %(processName)s %(levelname)s %(name)s: %(message)s"))
         root.addHandler(handler)
     try:
@@ -59,17 +70,27 @@ def log_path(log_dir: Path | None, bot_name: str) -> Path | None:
 class BotLog:
     """One bot process's stdout and stderr, appended to its bot's log file up to a cap.
 
-    Output beyond the cap is dropped (with one note saying so); the latest bytes are also kept
-    in memory (:attr:`tail`) to explain failures.
+    The output is the bot's: it is written as safe UTF-8 text (:func:`arena.textsafe.safe_bytes`
+    rules: newlines and tabs kept, every other control, bidi or format character and every byte
+    that is not UTF-8 shown as a visible escape such as ``\\x1b``), so a log can be read in a
+    terminal. Output arrives in arbitrary chunks: a UTF-8 character split between two writes is
+    held back until its end arrives (or the log closes).
+
+    The cap counts the bytes written to the file (escapes included); output beyond it is
+    dropped, with one note saying how many of the bot's bytes were. The latest escaped bytes
+    are also kept in memory (:attr:`tail`) to explain failures.
     """
 
     def __init__(self, path: Path | None, *, header: str = "", cap: int = PROCESS_CAP) -> None:
         self.path = path
+        #: The latest output as written to the log (escaped, UTF-8), at most :data:`TAIL` bytes.
         self.tail = bytearray()
+        #: Bytes of the bot's output not written for lack of room.
         self.dropped = 0
         self._fd: int | None = None
         self._room = 0
         self._at_line_start = True
+        self._decoder = _utf8_decoder()
         if path is not None:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -87,34 +108,67 @@ class BotLog:
         return self._room
 
     def note(self, text: str) -> None:
-        """An arena line in the log (not counted against the cap)."""
+        """An arena line in the log (not counted against the cap); ``text`` is escaped."""
         if self._fd is not None:
             start = "" if self._at_line_start else "\n"
             with contextlib.suppress(OSError):
-                os.write(self._fd, f"{start}--- arena: {text}\n".encode())
+                os.write(self._fd, f"{start}--- arena: {safe_text(text)}\n".encode())
             self._at_line_start = True
 
     def write(self, data: bytes) -> None:
-        """Append the bot's output, up to the cap."""
-        self.tail += data
+        """Append the bot's output (escaped), up to the cap."""
+        self._add(self._decoder.decode(data))
+
+    def _add(self, text: str) -> None:
+        if not text:
+            return
+        recent = text[-TAIL:]  # every character escapes to one byte or more
+        self.tail += escape_decoded(recent, multiline=True).encode()
         if len(self.tail) > TAIL:
             del self.tail[:-TAIL]
+            while self.tail and 0x80 <= self.tail[0] < 0xC0:  # no half character first
+                del self.tail[0]
         if self._fd is None:
             return
-        keep = data[: self._room]
-        self.dropped += len(data) - len(keep)
-        if keep:
+        if self._room <= 0:
+            self.dropped += len(text.encode("utf-8", "surrogateescape"))
+            return
+        shown = escape_decoded(text, multiline=True).encode()
+        if len(shown) > self._room:
+            # Escaping is per character: keep the longest prefix whose escaped form fits.
+            lo, hi = 0, len(text)
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                if len(escape_decoded(text[:mid], multiline=True).encode()) <= self._room:
+                    lo = mid
+                else:
+                    hi = mid - 1
+            self.dropped += len(text[lo:].encode("utf-8", "surrogateescape"))
+            text = text[:lo]
+            shown = escape_decoded(text, multiline=True).encode()
+            full = True  # no later output after a gap, even if a few bytes would fit
+        else:
+            full = False
+        if shown:
             try:
-                os.write(self._fd, keep)
+                os.write(self._fd, shown)
             except OSError:
-                self.dropped += len(keep)
-            self._room -= len(keep)
-            self._at_line_start = keep.endswith(b"\n")
+                self.dropped += len(text.encode("utf-8", "surrogateescape"))
+            self._at_line_start = shown.endswith(b"\n")
+        self._room = 0 if full else self._room - len(shown)
 
     def close(self) -> None:
-        """Close the file, noting how much output was dropped."""
+        """Write what is left (an unfinished character shows as ``\\xNN``) and close the
+        file, noting how much output was dropped."""
+        self._add(self._decoder.decode(b"", final=True))
         if self._fd is not None:
             if self.dropped:
                 self.note(f"{self.dropped} more bytes of output dropped (log cap)")
             os.close(self._fd)
             self._fd = None
+
+
+def _utf8_decoder() -> codecs.IncrementalDecoder:
+    """UTF-8, holding back an unfinished trailing character; bytes that are not UTF-8 become
+    lone surrogates (``surrogateescape``), which :func:`escape_decoded` shows as ``\\xNN``."""
+    return codecs.getincrementaldecoder("utf-8")("surrogateescape")

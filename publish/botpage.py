@@ -159,6 +159,17 @@ def _games(site: Site, bot: BotData) -> str:
             f"it)</summary>{listing}</details>")
 
 
+def _time_cards(row: dict[str, object]) -> list[str]:
+    """Time per request (picks and hook calls): mean and longest wall time, mean CPU time."""
+    time = row.get("time")
+    if not isinstance(time, dict) or not time.get("requests"):
+        return []
+    cpu = time.get("cpu_ms")
+    return [stat("ms per pick (wall)", f"{time['wall_ms']:.1f}"),
+            stat("longest pick (ms)", f"{time['wall_max_ms']:.0f}"),
+            stat("CPU ms per pick", "–" if cpu is None else f"{cpu:.1f}")]
+
+
 def bot_page(site: Site, bot: BotData) -> str:
     """bots/<slug>.html."""
     row = bot.row
@@ -170,6 +181,7 @@ def bot_page(site: Site, bot: BotData) -> str:
         stat("games", str(row["games"])), stat("wins", f"{row['wins']:g}"),
         stat("mean score", f"{row['mean_score']:.2f}"),
         stat("mean place", f"{row['mean_place']:.2f}"), stat("faults", str(total_faults)),
+        *_time_cards(row),
     ])
     body = "\n".join([
         f"<h1>{esc(bot.name)}</h1>",

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from arena.clitools import fail
+from arena.textsafe import safe_text
 from publish.site import DEFAULT_REPLAYS, PublishError, write_site
 from tournaments.store import StoreError
 
@@ -46,8 +47,8 @@ def publish_command(
         limit = parse_replays(replays)
         done = write_site(directory, site, replays=limit)
     except ValueError as err:
-        fail(str(err))
+        fail(safe_text(str(err)))
     except (StoreError, PublishError, OSError) as err:
-        fail(str(err))
-    typer.echo(f"site: {done.out}/index.html ({done.bots} bots, {done.games} games, "
-               f"{done.replays} replay pages, {done.bytes / 1e6:.1f} MB)")
+        fail(safe_text(str(err)))
+    typer.echo(f"site: {safe_text(str(done.out))}/index.html ({done.bots} bots, "
+               f"{done.games} games, {done.replays} replay pages, {done.bytes / 1e6:.1f} MB)")

@@ -103,6 +103,11 @@ def _history(config: TournamentConfig, games: Sequence[StoredGame],
                                                float(r.mu), float(r.sigma)))
 
 
+def _number(value: Any) -> int | None:
+    """A stored round or turn number (anything else, None: it becomes part of links)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def load_tournament(directory: Path) -> TournamentData:
     """Read ``directory``'s tournament (finished or not); raises ``StoreError`` if unusable."""
     with Store.open(directory) as store:
@@ -123,8 +128,8 @@ def load_tournament(directory: Path) -> TournamentData:
             if not 0 <= seat < len(game.seats):
                 continue
             bots[game.seats[seat]].faults.append(Fault(
-                game.index, seat, f.get("round"), f.get("turn"), str(f.get("kind", "?")),
-                str(f.get("detail", ""))))
+                game.index, seat, _number(f.get("round")), _number(f.get("turn")),
+                str(f.get("kind", "?")), str(f.get("detail", ""))))
     return TournamentData(directory, config, ranking, games, bots)
 
 

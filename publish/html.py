@@ -2,7 +2,9 @@
 
 Every piece of text that comes from a tournament (bot names, fault details) goes through
 :func:`esc`; data embedded for scripts goes through :func:`json_script`, which cannot end the
-``<script>`` element early.
+``<script>`` element early. Both first show control, bidi and other invisible format
+characters and lone surrogates as visible escapes (:func:`arena.textsafe.safe_text`): such
+text is a bot's, and must neither reorder or hide what a reader sees nor break the UTF-8 pages.
 """
 
 from __future__ import annotations
@@ -15,13 +17,28 @@ from html import escape
 from typing import Any
 from urllib.parse import quote
 
-__all__ = ["esc", "attr", "json_script", "slugs", "Cell", "table", "page", "stat", "figure",
-           "link"]
+from arena.textsafe import safe_text
+
+__all__ = ["esc", "attr", "json_script", "safe_data", "slugs", "Cell", "table", "page", "stat",
+           "figure", "link"]
 
 
 def esc(text: object) -> str:
-    """``text`` escaped for HTML content and attribute values."""
-    return escape(str(text), quote=True)
+    """``text`` escaped for HTML content and attribute values (controls, bidi and format
+    characters and lone surrogates first shown as visible escapes such as ``\\u202e``)."""
+    return escape(safe_text(str(text)), quote=True)
+
+
+def safe_data(data: Any) -> Any:
+    """``data`` (JSON-ready) with every string in it, keys too, made safe by
+    :func:`arena.textsafe.safe_text`: what a script shows from it is visible text."""
+    if isinstance(data, str):
+        return safe_text(data)
+    if isinstance(data, dict):
+        return {safe_data(k) if isinstance(k, str) else k: safe_data(v) for k, v in data.items()}
+    if isinstance(data, list | tuple):
+        return [safe_data(v) for v in data]
+    return data
 
 
 def attr(**values: object) -> str:
@@ -34,10 +51,17 @@ def attr(**values: object) -> str:
 
 
 def json_script(element_id: str, data: Any) -> str:
-    """A ``<script type="application/json">`` element holding ``data``, safe to embed."""
+    """A ``<script type="application/json">`` element holding ``data``, safe to embed.
+
+    Strings go through :func:`safe_data`; ``<``, ``>`` and ``&`` are written as ``\\u003c``
+    etc., so neither ``</script>`` nor ``<!--`` can appear inside the element.
+    """
     text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    # Fast path: no backslash (so JSON escaped no control) and nothing else unsafe.
+    if "\\" in text or safe_text(text) is not text:
+        text = json.dumps(safe_data(data), separators=(",", ":"), ensure_ascii=False)
     text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")  # (none left)
     return f'<script type="application/json" id="{esc(element_id)}">{text}</script>'
 
 

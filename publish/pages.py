@@ -199,7 +199,7 @@ def _seat_list(site: Site, names: list[str], places: list[int], scores: list[int
         if s < len(names):
             who = site.bot_link(names[s], "../")
         cls = "place1" if places[s] == 1 else "dim"
-        parts.append(f'<span class="{cls}">{places[s]}.</span> {who} {scores[s]}')
+        parts.append(f'<span class="{cls}">{esc(places[s])}.</span> {who} {esc(scores[s])}')
     return " · ".join(parts)
 
 
@@ -248,8 +248,9 @@ def _game_faults(data: dict[str, Any]) -> str:
         who = data["players"][seat] if isinstance(seat, int) and 0 <= seat < len(
             data["players"]) else "?"
         where = f"round {f.get('round')}, turn {f.get('turn')}"
-        if f.get("round") and f.get("turn"):
-            where = f'<a href="#r{int(f["round"])}t{int(f["turn"])}">{esc(where)}</a>'
+        rnd, turn = f.get("round"), f.get("turn")
+        if isinstance(rnd, int) and isinstance(turn, int) and rnd and turn:
+            where = f'<a href="#r{rnd}t{turn}">{esc(where)}</a>'
         else:
             where = esc(where)
         items.append(f"<li>{where}: seat {esc(seat)} ({esc(who)}) — "

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from arena.textsafe import safe_text
 from engine import RecordError
 from publish.botpage import bot_page
 from publish.data import choose_replays, load_tournament, selected_records
@@ -69,7 +70,9 @@ def _prepare(out: Path) -> None:
 
 
 def _write(path: Path, text: str) -> int:
-    data = text.encode("utf-8")
+    # The pages escape every string from the tournament (a lone surrogate shows as \ud800);
+    # should one slip through anyway it is written escaped, never a failed publish.
+    data = text.encode("utf-8", "backslashreplace")
     path.write_bytes(data)
     return len(data)
 
@@ -96,11 +99,11 @@ def write_site(directory: Path, out: Path, *, replays: int | None = DEFAULT_REPL
         try:
             game = replay_data(record, number=index + 1)
         except (RecordError, KeyError, TypeError, ValueError) as err:
-            skipped.append(f"game {index + 1}: {err}")
+            skipped.append(safe_text(f"game {index + 1}: {err}", limit=300))
             continue
         if not set(game["players"]) - {"dummy"} <= names:
-            skipped.append(f"game {index + 1}: players {game['players']} are not this "
-                           "tournament's bots")
+            skipped.append(safe_text(f"game {index + 1}: players {game['players']} are not "
+                                     "this tournament's bots", limit=300))
             continue
         size += _write(out / "games" / replay_name(index), replay_page(site, game))
         made.append(index)

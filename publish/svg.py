@@ -10,13 +10,22 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from html import escape
+from html import escape as _html_escape
+
+from arena.textsafe import safe_text
 
 __all__ = ["PALETTE", "Series", "Band", "line_chart", "histogram", "nice_ticks", "downsample"]
 
 #: Distinguishable colours (Okabe-Ito and Tableau hues), cycled for many series.
 PALETTE = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#7f3c8d",
            "#8c564b", "#4d4d4d", "#b8860b")
+
+
+def _label(text: str) -> str:
+    """A label (which may hold a bot's name) escaped for SVG text: controls, bidi and format
+    characters shown as visible escapes, then ``<``, ``&`` and quotes escaped."""
+    return _html_escape(safe_text(text), quote=True)
+
 
 _FONT = 'font-family="system-ui, sans-serif" font-size="12"'
 
@@ -136,17 +145,17 @@ def _axes(f: _Frame, xticks: Sequence[float], yticks: Sequence[float], x_label: 
     out.append(f'<line x1="{f.left}" x2="{f.left}" y1="{f.top}" y2="{base}" stroke="#555"/>')
     mid_x = (f.left + f.width - f.right) / 2
     out.append(f'<text x="{_num(mid_x)}" y="{f.height - 6}" text-anchor="middle" '
-               f'class="axis-label">{escape(x_label)}</text>')
+               f'class="axis-label">{_label(x_label)}</text>')
     mid_y = (f.top + base) / 2
     out.append(f'<text transform="translate(14 {_num(mid_y)}) rotate(-90)" '
-               f'text-anchor="middle" class="axis-label">{escape(y_label)}</text>')
+               f'text-anchor="middle" class="axis-label">{_label(y_label)}</text>')
     return out
 
 
 def _open(f: _Frame, title: str, css_class: str) -> str:
     return (f'<svg xmlns="http://www.w3.org/2000/svg" class="{css_class}" role="img" '
             f'viewBox="0 0 {f.width} {f.height}" width="{f.width}" height="{f.height}" '
-            f'{_FONT}><title>{escape(title)}</title>')
+            f'{_FONT}><title>{_label(title)}</title>')
 
 
 def _legend(f: _Frame, series: Sequence[Series], bands: Sequence[Band]) -> list[str]:
@@ -163,7 +172,7 @@ def _legend(f: _Frame, series: Sequence[Series], bands: Sequence[Band]) -> list[
                       f'stroke-width="{item.width}"{dash}/>')
         out.append(swatch)
         out.append(f'<text x="{x + 18}" y="13" dominant-baseline="middle">'
-                   f'{escape(item.label)}</text>')
+                   f'{_label(item.label)}</text>')
         x += 30 + 7 * len(item.label)
     return out
 
@@ -190,7 +199,7 @@ def line_chart(series: Sequence[Series], *, bands: Sequence[Band] = (), title: s
         upper = " ".join(f"{_num(f.x(x))},{_num(f.y(hi))}" for x, _, hi in pts)
         lower = " ".join(f"{_num(f.x(x))},{_num(f.y(lo))}" for x, lo, _ in reversed(pts))
         out.append(f'<polygon points="{upper} {lower}" fill="{band.color}" '
-                   f'fill-opacity="{band.opacity}" stroke="none"><title>{escape(band.label)}'
+                   f'fill-opacity="{band.opacity}" stroke="none"><title>{_label(band.label)}'
                    '</title></polygon>')
     for s in series:
         pts = downsample(s.points)
@@ -198,7 +207,7 @@ def line_chart(series: Sequence[Series], *, bands: Sequence[Band] = (), title: s
         dash = ' stroke-dasharray="5 3"' if s.dashed else ""
         out.append(f'<polyline points="{path}" fill="none" stroke="{s.color}" '
                    f'stroke-width="{s.width}" stroke-linejoin="round"{dash}>'
-                   f'<title>{escape(s.label)}</title></polyline>')
+                   f'<title>{_label(s.label)}</title></polyline>')
     if legend:
         out += _legend(f, series, bands)
     out.append("</svg>")
@@ -238,6 +247,6 @@ def histogram(values: Sequence[float], *, title: str, x_label: str, y_label: str
         out.append(f'<line x1="{x}" x2="{x}" y1="{f.top}" y2="{f.y(0)}" stroke="#222" '
                    'stroke-dasharray="4 3"/>')
         out.append(f'<text x="{x}" y="{f.top - 4}" text-anchor="middle">'
-                   f'{escape(marker_label)} {marker:.1f}</text>')
+                   f'{_label(marker_label)} {marker:.1f}</text>')
     out.append("</svg>")
     return "".join(out)
