@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from arena import bench, newbot, play, validate
+from arena import bench, doctor, newbot, play, validate
 from publish import cli as publish_cli
 from tournaments import cli as tournaments_cli
 
@@ -18,6 +18,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.command("bench")(bench.bench_command)
+app.command("doctor")(doctor.doctor_command)
 app.command("play")(play.play_command)
 app.command("validate")(validate.validate_command)
 app.command("new-bot")(newbot.new_bot_command)

@@ -19,13 +19,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from arena.protocol import FaultKind
 from engine import Card, Pick
 
-__all__ = ["FAULT_KINDS", "MAX_FAULTS", "Fault", "FaultPolicy", "judge", "shorten"]
+__all__ = ["FAULT_KINDS", "MAX_FAULTS", "Fault", "FaultKind", "FaultPolicy", "judge", "shorten"]
 
-FAULT_KINDS = ("start", "timeout", "crash", "illegal", "protocol")
+#: The kinds' names, in the order tables list them.
+FAULT_KINDS = tuple(kind.value for kind in FaultKind)
 MAX_FAULTS = 3
-_RESTART = frozenset({"timeout", "crash", "protocol"})
+_RESTART = frozenset({FaultKind.TIMEOUT, FaultKind.CRASH, FaultKind.PROTOCOL})
 _CARDS = {c.value: c for c in Card}
 
 
@@ -41,14 +43,14 @@ class Fault:
     seat: int
     round: int
     turn: int
-    kind: str
+    kind: FaultKind
     detail: str
     traceback: str = ""
 
     def to_record(self) -> dict[str, Any]:
         """The fault as the game record stores it."""
-        return {"seat": self.seat, "round": self.round, "turn": self.turn, "kind": self.kind,
-                "detail": self.detail}
+        return {"seat": self.seat, "round": self.round, "turn": self.turn,
+                "kind": self.kind.value, "detail": self.detail}
 
 
 def judge(value: Any, legal: Sequence[Pick], *, can_use_chopsticks: bool,
@@ -96,20 +98,19 @@ class FaultPolicy:
         """Whether the bot in ``seat`` is still asked for its picks this game."""
         return not self._barred[seat]
 
-    def fault(self, seat: int, round_: int, turn: int, kind: str, detail: str,
+    def fault(self, seat: int, round_: int, turn: int, kind: FaultKind | str, detail: str,
               traceback: str = "") -> Fault:
         """Record a fault of ``seat``; bars the seat after a start fault or too many faults."""
-        if kind not in FAULT_KINDS:
-            raise ValueError(f"unknown fault kind {kind!r}")
+        kind = FaultKind(kind)
         self._counts[seat] += 1
-        if kind == "start" or self._counts[seat] >= self.max_faults:
+        if kind is FaultKind.START or self._counts[seat] >= self.max_faults:
             self._barred[seat] = True
         fault = Fault(seat, round_, turn, kind, shorten(detail, 160), traceback)
         self.faults.append(fault)
         return fault
 
     @staticmethod
-    def restarts(kind: str) -> bool:
+    def restarts(kind: FaultKind) -> bool:
         """Whether a fault of this kind kills the process (a fresh one serves the next pick)."""
         return kind in _RESTART
 

@@ -1,21 +1,82 @@
-"""One game between seated bot processes: the turn loop, parallel questions and the record."""
+"""One game between bots in fresh sandboxes: the turn loop, parallel questions and the record.
+
+Every seat gets a process that has never run code of any bot: at the start of the game each
+one loads its bot's file (start-up allowance), is told the game begins (``new_game``, one move
+time), then answers picks (one move time each). A process killed after a fault is replaced by
+another fresh one, which loads the bot and is told it joins a game in progress
+(``resume_game``). At the end, ``end_game`` is called and every process of the game is killed:
+nothing a bot did in one game reaches another.
+"""
 
 from __future__ import annotations
 
-import json
+import hashlib
+import hmac
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from functools import partial
+from pathlib import Path
+from typing import Any, Protocol
 
-from arena.faults import Fault, FaultPolicy, judge, shorten
-from arena.process import BotProcess, Job
-from engine import Card, GameState, Observation, Pick, new_game, to_record
+from arena.faults import Fault, FaultKind, FaultPolicy, judge, shorten
+from arena.process import BotProcess, Failure, Hub, Job
+from arena.protocol import (
+    Budget,
+    Picked,
+    Raised,
+    Unsendable,
+    encode_begin,
+    encode_end,
+    encode_load,
+    encode_pick,
+    observation_message,
+)
+from engine import DUMMY_SEAT, GameState, Observation, Pick, new_game, to_record
 
-if TYPE_CHECKING:
-    from arena.pool import BotPool, BotSpec
+__all__ = ["Bot", "GameResult", "Host", "SeatTiming", "TurnReport", "derive_seed", "play_game"]
 
-__all__ = ["GameResult", "Seat", "TurnReport", "play_game"]
+
+class Bot(Protocol):
+    """What a game needs to know of a bot: its name and its file."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def path(self) -> Path: ...
+
+
+class Host(Protocol):
+    """Where a game gets its processes (the pool)."""
+
+    hub: Hub
+    budget: Budget
+    secret: bytes
+
+    def fresh_process(self, bot: Bot) -> BotProcess | Failure:
+        """A warm process that has run no bot code, named for ``bot``; or why there is none."""
+        ...
+
+    def source(self, bot: Bot) -> str | Failure:
+        """The text of ``bot``'s file, or why it cannot be loaded."""
+        ...
+
+
+@dataclass(frozen=True)
+class SeatTiming:
+    """How long one seat's bot took over a game: its requests (picks and hook calls), their
+    wall time from sending to reply, and the CPU time its processes used for them."""
+
+    requests: int = 0
+    wall: float = 0.0
+    wall_max: float = 0.0
+    cpu: float | None = None     #: None where the host cannot measure it
+
+    def to_json(self) -> dict[str, object]:
+        """The form stored with a game."""
+        return {"requests": self.requests, "wall": round(self.wall, 6),
+                "wall_max": round(self.wall_max, 6),
+                "cpu": None if self.cpu is None else round(self.cpu, 6)}
 
 
 @dataclass
@@ -24,9 +85,11 @@ class GameResult:
 
     record: dict[str, Any]       # complete sushi-go-record/1, faults filled in
     seconds: float               # wall time of the game
-    pick_seconds: list[float]    # per seat: total time waiting on that bot
+    pick_seconds: list[float]    # per seat: total time its bot took to answer
     #: Every fault with its full detail (the bot's traceback when it raised).
     faults: list[Fault] = field(default_factory=list)
+    #: Per seat: requests, wall and CPU time of its bot.
+    timing: list[SeatTiming] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -41,13 +104,49 @@ class TurnReport:
     state: GameState             # the state after the turn
 
 
-@dataclass(eq=False)
-class Seat:
-    """A bot at the table and the process currently serving it."""
+def derive_seed(secret: bytes, seed: int, seat: int, restart: int) -> int:
+    """The seed of ``random`` in a bot's process for a game dealt from ``seed``.
 
-    spec: BotSpec
-    proc: BotProcess | None
+    A keyed hash: without the secret, the value a bot can read back from ``random`` says
+    nothing of the deal's seed (a search over every deal seed would need the secret too).
+    """
+    message = f"sushi-go-arena/random/{seed}/{seat}/{restart}".encode()
+    return int.from_bytes(hmac.new(secret, message, hashlib.sha256).digest()[:8], "big")
+
+
+@dataclass(eq=False)
+class _Seat:
+    bot: Bot
+    index: int
+    proc: BotProcess | None = None
+    restarts: int = 0
     seconds: float = 0.0
+    requests: int = 0
+    wall_max: float = 0.0
+    cpu: float | None = 0.0
+    cpu_base: float | None = None
+
+    def timed(self, job: Job) -> None:
+        """Count a request's time."""
+        self.seconds += job.seconds
+        self.requests += 1
+        self.wall_max = max(self.wall_max, job.seconds)
+
+    def retire(self) -> None:
+        """Kill the seat's process, counting the CPU it used since its bot loaded."""
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        now = proc.cpu_seconds() if proc.alive else None  # a killed process is not measured
+        if now is not None and self.cpu_base is not None and self.cpu is not None:
+            self.cpu += max(0.0, now - self.cpu_base)
+        elif self.cpu_base is not None and now is None and proc.alive:
+            self.cpu = None  # this host cannot measure it
+        self.cpu_base = None
+        proc.kill()
+
+    def timing(self) -> SeatTiming:
+        return SeatTiming(self.requests, self.seconds, self.wall_max, self.cpu)
 
 
 @dataclass(eq=False)
@@ -59,60 +158,32 @@ class _Question:
     job: Job | None = None
 
 
-def _cards(cards: Sequence[Card]) -> str:
-    # Card names are plain ASCII words: no escaping needed.
-    return '["' + '","'.join(cards) + '"]' if cards else "[]"
-
-
-def _ints(values: Sequence[int]) -> str:
-    return "[" + ",".join(map(str, values)) + "]"
-
-
-def _bool(value: bool) -> str:
-    return "true" if value else "false"
-
-
-def encode_observation(obs: Observation, public: list[str]) -> str:
-    """``obs`` as a JSON object, equal to ``json.dumps(obs.to_dict())`` once parsed.
-
-    The fields every seat shares this turn are encoded once and kept in ``public`` (empty at
-    first) for the other seats' observations of the same turn.
-    """
-    if not public:
-        tableaux = ",".join(map(_cards, obs.tableaux))
-        public.append(
-            f'"players":{json.dumps(list(obs.players))},"round":{obs.round},'
-            f'"turn":{obs.turn},"tableaux":[{tableaux}],"puddings":{_ints(obs.puddings)},'
-            f'"scores":{_ints(obs.scores)},"pass_direction":{obs.pass_direction},'
-            f'"time_limit":{float(obs.time_limit)!r},"variant":{json.dumps(list(obs.variant))},'
-            f'"hand_sizes":{_ints(obs.hand_sizes)},"discards":{_cards(obs.discards)}}}')
-    known = ",".join("null" if k is None else _cards(k) for k in obs.known_hands)
-    return (f'{{"seat":{obs.seat},"hand":{_cards(obs.hand)},"known_hands":[{known}],'
-            f'"can_use_chopsticks":{_bool(obs.can_use_chopsticks)},'
-            f'"for_dummy":{_bool(obs.for_dummy)},' + public[0])
-
-
-def play_game(pool: BotPool, seats: list[Seat], seed: int, variant: Sequence[str],
+def play_game(host: Host, bots: Sequence[Bot], seed: int, variant: Sequence[str],
               on_turn: Callable[[TurnReport], None] | None = None) -> GameResult:
-    """Play one game to the end, whatever the bots do."""
-    return _Game(pool, seats, seed, variant, on_turn).run()
+    """Play one game to the end, whatever the bots do; every process it used is killed."""
+    game = _Game(host, bots, seed, variant, on_turn)
+    try:
+        return game.run()
+    finally:
+        for seat in game.seats:
+            seat.retire()
 
 
 class _Game:
-    def __init__(self, pool: BotPool, seats: list[Seat], seed: int, variant: Sequence[str],
+    def __init__(self, host: Host, bots: Sequence[Bot], seed: int, variant: Sequence[str],
                  on_turn: Callable[[TurnReport], None] | None) -> None:
-        self.pool = pool
-        self.seats = seats
+        self.host = host
+        self.seats = [_Seat(bot, i) for i, bot in enumerate(bots)]
         self.seed = seed
         self.on_turn = on_turn
-        self.state = new_game([s.spec.name for s in seats], seed, variant)
+        self.state = new_game([b.name for b in bots], seed, variant)
         self.policy = FaultPolicy(seed, self.state.rules.seats)
-        self.move_time = pool.options.move_time
-        self.grace = pool.options.grace
+        self.budget = host.budget
 
     def run(self) -> GameResult:
         start = time.monotonic()
         policy = self.policy
+        self._start([s for s in self.seats], resume=False)
         while not self.state.over:
             state = self.state
             seen = len(policy.faults)
@@ -125,7 +196,7 @@ class _Game:
                 elif not policy.may_ask(seat):
                     picks[seat] = policy.substitute(legal)
                 else:
-                    obs = state.observation(seat, time_limit=self.move_time)
+                    obs = state.observation(seat, time_limit=self.budget.move_time)
                     questions.append(_Question(seat, seat, obs, legal))
             self._ask(questions, picks)
             controller = state.controller
@@ -133,110 +204,171 @@ class _Game:
                 own = picks[controller]
                 legal = state.legal_dummy_picks(own)
                 if len(legal) == 1:
-                    picks[2] = legal[0]
+                    picks[DUMMY_SEAT] = legal[0]
                 elif not policy.may_ask(controller):
-                    picks[2] = policy.substitute(legal)
+                    picks[DUMMY_SEAT] = policy.substitute(legal)
                 else:
-                    obs = state.observation(controller, time_limit=self.move_time,
+                    obs = state.observation(controller, time_limit=self.budget.move_time,
                                             for_dummy_after=own)
-                    self._ask([_Question(controller, 2, obs, legal)], picks)
+                    self._ask([_Question(controller, DUMMY_SEAT, obs, legal)],
+                              picks)
             self.state = state.apply(picks)
             if self.on_turn is not None:
                 self.on_turn(TurnReport(state.round, state.turn, self.state.names,
                                         picks,  # type: ignore[arg-type]
                                         policy.faults[seen:], self.state))
         self._end_games()
+        for seated in self.seats:
+            seated.retire()
         record = to_record(self.state, faults=policy.records())
         return GameResult(record, time.monotonic() - start, [s.seconds for s in self.seats],
-                          list(policy.faults))
+                          list(policy.faults), [s.timing() for s in self.seats])
+
+    # ------------------------------------------------------------------ processes
+    def _start(self, seats: list[_Seat], *, resume: bool) -> None:
+        """Give each seat a fresh process with its bot loaded and told the game (re)starts."""
+        hub, budget = self.host.hub, self.budget
+        loads = []
+        for seat in seats:
+            source = self.host.source(seat.bot)
+            proc = self.host.fresh_process(seat.bot) if isinstance(source, str) else source
+            if isinstance(proc, Failure):
+                self._record(seat.index, FaultKind.START, proc.detail, proc.traceback)
+                continue
+            assert isinstance(source, str)
+            seat.proc = proc
+            random_seed = derive_seed(self.host.secret, self.seed, seat.index, seat.restarts)
+            loads.append(proc.request(
+                partial(encode_load, file=seat.bot.path.name, source=source, seed=random_seed),
+                budget.startup, stage="load"))
+        if not loads:
+            return
+        hub.exchange(loads)
+        state = self.state
+        obs_public: dict[str, object] = {}
+        begins = []
+        for seat in seats:
+            job = next((j for j in loads if j.proc is seat.proc), None)
+            if job is None:
+                continue
+            if job.failure is not None:
+                self._record(seat.index, FaultKind.START, job.failure.detail,
+                             job.failure.traceback)
+                continue
+            if isinstance(job.reply, Raised):
+                self._record(seat.index, FaultKind.START, job.reply.message, job.reply.traceback)
+                continue
+            assert seat.proc is not None
+            seat.cpu_base = seat.proc.cpu_seconds()
+            obs = state.observation(seat.index, time_limit=budget.move_time)
+            message = observation_message(obs, obs_public)
+            seed = derive_seed(self.host.secret, self.seed, seat.index, seat.restarts)
+            assert seat.proc is not None
+            begins.append((seat, seat.proc.request(
+                partial(encode_begin, obs=message, seed=seed, resume=resume), budget.pick)))
+        if not begins:
+            return
+        hub.exchange([job for _, job in begins])
+        for seat, job in begins:
+            seat.timed(job)
+            if job.failure is not None:
+                self._job_failed(seat, job)
+            elif isinstance(job.reply, Raised):
+                self._record(seat.index, FaultKind.CRASH,
+                             f"{job.reply.where} raised {job.reply.message}", job.reply.traceback)
+
+    def _job_failed(self, seat: _Seat, job: Job) -> None:
+        failure = job.failure
+        assert failure is not None
+        detail = failure.detail
+        if failure.kind is FaultKind.TIMEOUT:
+            detail = self.budget.timeout_detail(job.seconds)
+        self._record(seat.index, failure.kind, detail, failure.traceback)
 
     def _ask(self, questions: list[_Question], picks: list[Pick | None]) -> None:
+        restart = [self.seats[q.seat] for q in questions
+                   if self.seats[q.seat].proc is None and self.policy.may_ask(q.seat)]
+        if restart:
+            for seat in restart:
+                seat.restarts += 1
+            self._start(restart, resume=True)
         jobs = []
-        public: list[str] = []
+        public: dict[str, object] = {}
         for q in questions:
-            proc = self.pool.process_for(self.seats[q.seat])
-            if proc is None:
-                detail, tb = self.pool.start_problem(self.seats[q.seat].spec)
-                self._fault(q, "start", detail, tb, picks)
+            seat = self.seats[q.seat]
+            if seat.proc is None or not self.policy.may_ask(q.seat):
+                picks[q.target] = self.policy.substitute(q.legal)
                 continue
-            body = '{"op":"pick","obs":' + encode_observation(q.obs, public)
-            timeout = self.move_time + self.grace
-            if proc.game is not self:
-                body += f',"game":{{"seed":"{self.seed}:{q.seat}","new_game":true}}'
-                proc.game = self
-                timeout += self.move_time
-            q.job = Job(proc, body + "}", timeout)
+            message = observation_message(q.obs, public)
+            q.job = seat.proc.request(partial(encode_pick, obs=message), self.budget.pick)
             jobs.append(q.job)
         if not jobs:
             return
-        self.pool.hub.exchange(jobs)
+        self.host.hub.exchange(jobs)
         for q in questions:
             job = q.job
             if job is None:
                 continue
-            self.seats[q.seat].seconds += job.seconds
+            seat = self.seats[q.seat]
+            seat.timed(job)
+            reply = job.reply
             if job.failure is not None:
-                self._fault(q, *job.failure, picks)
-                continue
-            reply = job.reply or {}
-            if "error" in reply:
-                where = reply.get("where", "pick")
-                self._fault(q, "crash", f"{where} raised {reply['error']}",
-                            str(reply.get("tb", "")), picks)
-            elif "bad" in reply:
-                self._fault(q, "illegal", f"returned {shorten(str(reply['bad']), 100)}: "
-                                          "not a card name or a list of card names", "", picks)
-            elif "pick" in reply:
-                hand: Sequence[Card] = q.obs.hand
-                pick, why = judge(reply["pick"], q.legal, hand=hand,
+                self._job_failed(seat, job)
+            elif isinstance(reply, Raised):
+                self._record(q.seat, FaultKind.CRASH, f"{reply.where} raised {reply.message}",
+                             reply.traceback)
+            elif isinstance(reply, Unsendable):
+                self._record(q.seat, FaultKind.ILLEGAL, f"returned {shorten(reply.shown, 100)}: "
+                             "not a card name or a list of card names")
+            elif isinstance(reply, Picked):
+                value: object = reply.value if isinstance(reply.value, str) else list(reply.value)
+                pick, why = judge(value, q.legal, hand=q.obs.hand,
                                   can_use_chopsticks=q.obs.can_use_chopsticks)
-                if pick is None:
-                    self._fault(q, "illegal", ("for the dummy: " if q.obs.for_dummy else "") + why,
-                                "", picks)
-                else:
+                if pick is not None:
                     picks[q.target] = pick
+                    continue
+                self._record(q.seat, FaultKind.ILLEGAL,
+                             ("for the dummy: " if q.obs.for_dummy else "") + why)
             else:
-                self._fault(q, "protocol", f"a reply without a pick: {str(reply)[:40]}", "",
-                            picks)
+                self._record(q.seat, FaultKind.PROTOCOL, "a reply of the wrong kind to a pick")
+        for q in questions:
+            if picks[q.target] is None:
+                picks[q.target] = self.policy.substitute(q.legal)
 
-    def _fault(self, q: _Question, kind: str, detail: str, tb: str,
-               picks: list[Pick | None]) -> None:
+    def _record(self, seat: int, kind: FaultKind, detail: str, tb: str = "") -> None:
         state = self.state
-        self._record(q.seat, state.round, state.turn, kind, detail, tb)
-        picks[q.target] = self.policy.substitute(q.legal)
-
-    def _record(self, seat: int, round_: int, turn: int, kind: str, detail: str,
-                tb: str) -> None:
-        self.policy.fault(seat, round_, turn, kind, detail, tb)
-        if kind == "start":
-            self.pool.note_start_failure(self.seats[seat], detail, tb)
-        elif self.policy.restarts(kind):
-            self.pool.restart(self.seats[seat])
+        self.policy.fault(seat, state.round, state.turn, kind, detail, tb)
+        if kind is FaultKind.START or self.policy.restarts(kind) or not self.policy.may_ask(seat):
+            self.seats[seat].retire()
 
     def _end_games(self) -> None:
-        """Call ``end_game(result)`` in every bot that defines it and played this game."""
+        """Call ``end_game(result)`` in every bot that defines it and is still asked."""
         state = self.state
-        jobs: list[tuple[int, Job]] = []
-        for index, seat in enumerate(self.seats):
+        jobs: list[tuple[_Seat, Job]] = []
+        for seat in self.seats:
             proc = seat.proc
-            if (proc is None or not proc.alive or proc.game is not self
-                    or "end_game" not in proc.hooks or not self.policy.may_ask(index)):
+            if (proc is None or not proc.alive or "end_game" not in proc.hooks
+                    or not self.policy.may_ask(seat.index)):
                 continue
-            result = {"seat": index, "seed": self.seed, "players": list(state.names),
-                      "scores": state.final_scores, "places": state.places,
-                      "puddings": list(state.puddings)}
-            body = json.dumps({"op": "end", "result": result}, separators=(",", ":"))
-            jobs.append((index, Job(proc, body, self.move_time + self.grace)))
+            result: dict[str, object] = {
+                "seat": seat.index, "players": list(state.names),
+                "scores": state.final_scores, "places": state.places,
+                "puddings": list(state.puddings)}
+            jobs.append((seat, proc.request(partial(encode_end, result=result),
+                                            self.budget.pick)))
         if not jobs:
             return
-        self.pool.hub.exchange([job for _, job in jobs])
+        self.host.hub.exchange([job for _, job in jobs])
         last_turn = state.rules.hand_size + 1
-        for index, job in jobs:
-            self.seats[index].seconds += job.seconds
-            if job.failure is not None:
-                kind, detail, tb = job.failure
-                self._record(index, 3, last_turn, kind, f"end_game: {detail}", tb)
-            elif job.reply is not None and "error" in job.reply:
-                self._record(index, 3, last_turn, "crash",
-                             f"end_game raised {job.reply['error']}",
-                             str(job.reply.get("tb", "")))
+        for seat, job in jobs:
+            seat.timed(job)
+            failure = job.failure
+            if failure is not None:
+                detail = failure.detail
+                if failure.kind is FaultKind.TIMEOUT:
+                    detail = self.budget.timeout_detail(job.seconds)
+                self.policy.fault(seat.index, 3, last_turn, failure.kind, f"end_game: {detail}",
+                                  failure.traceback)
+            elif isinstance(job.reply, Raised):
+                self.policy.fault(seat.index, 3, last_turn, FaultKind.CRASH,
+                                  f"end_game raised {job.reply.message}", job.reply.traceback)

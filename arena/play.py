@@ -6,6 +6,7 @@ import json
 import random
 import sys
 import textwrap
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -18,20 +19,32 @@ from arena.pool import (
     ArenaOptions,
     BotLoadError,
     BotPool,
+    BotSpec,
     SandboxUnavailable,
     TurnReport,
     resolve_bots,
 )
+from arena.textsafe import check_name, safe_text
 from engine import Pick, Variant
 
-__all__ = ["SandboxChoice", "fail", "format_pick", "play_command"]
+__all__ = ["SandboxChoice", "check_names", "fail", "format_pick", "play_command"]
 
 WIDTH = 80
 
 
 def format_pick(pick: Pick) -> str:
     """``tempura``, or ``wasabi+squid_nigiri`` for a chopsticks pick."""
-    return "+".join(str(c) for c in pick)
+    return "+".join(safe_text(str(c)) for c in pick)
+
+
+def check_names(specs: Sequence[BotSpec]) -> None:
+    """Exit with a one-line error when a bot's name (its file's stem) is not plain visible
+    text (see :func:`arena.textsafe.check_name`)."""
+    for spec in specs:
+        reason = check_name(spec.name)
+        if reason is not None:
+            fail(f"cannot use the bot file {safe_text(str(spec.path))}: {reason}; "
+                 "rename the file")
 
 
 class TurnPrinter:
@@ -41,7 +54,7 @@ class TurnPrinter:
         self.scores: list[int] | None = None
 
     def __call__(self, report: TurnReport) -> None:
-        players = report.players
+        players = [safe_text(name) for name in report.players]
         if report.turn == 1:
             direction = "left" if report.state.rules.direction(report.round) == 1 else "right"
             typer.echo(f"\nRound {report.round} (hands pass {direction})")
@@ -53,7 +66,8 @@ class TurnPrinter:
         typer.echo(textwrap.fill(line, WIDTH, initial_indent="  ", subsequent_indent=" " * 6,
                                  break_on_hyphens=False).replace("\xa0", " "))
         for fault in report.faults:
-            text = f"* {players[fault.seat]}: {fault.kind}: {fault.detail} (random card played)"
+            text = (f"* {players[fault.seat]}: {safe_text(fault.kind)}: "
+                    f"{safe_text(fault.detail)} (random card played)")
             typer.echo(textwrap.fill(text, WIDTH, initial_indent=" " * 6,
                                      subsequent_indent=" " * 8))
         state = report.state
@@ -92,7 +106,8 @@ def play_command(
     try:
         specs = resolve_bots(bots)
     except BotLoadError as err:
-        fail(str(err))
+        fail(safe_text(str(err)))
+    check_names(specs)
     if not 2 <= len(specs) <= 5:
         fail(f"a game takes 2 to 5 bots, not {len(specs)}")
     variants = [v.value for v in variant or []]
@@ -102,22 +117,23 @@ def play_command(
         seed = random.SystemRandom().randrange(2**31)
     options = ArenaOptions(move_time=move_time, sandbox=sandbox.value, memory_mb=memory_mb,
                            log_dir=log_dir)
-    typer.echo(f"Seed {seed}: " + " vs ".join(s.name for s in specs)
+    typer.echo(f"Seed {seed}: " + " vs ".join(safe_text(s.name) for s in specs)
                + (f" (variants: {', '.join(variants)})" if variants else ""))
     try:
         with BotPool(options) as pool:
             result = pool.play(specs, seed, variants, on_turn=TurnPrinter())
     except SandboxUnavailable as err:
-        fail(str(err))
+        fail(safe_text(str(err)))
     except ValueError as err:
-        fail(str(err))
+        fail(safe_text(str(err)))
     except KeyboardInterrupt:
         fail("interrupted", 130)
     rec = result.record
     counts = [0] * len(rec["players"])
     for fault in rec["faults"]:
         counts[fault["seat"]] += 1
-    rows = sorted(zip(rec["places"], rec["players"], rec["scores"], rec["puddings"],
+    shown = [safe_text(str(name)) for name in rec["players"]]
+    rows = sorted(zip(rec["places"], shown, rec["scores"], rec["puddings"],
                       rec["pudding_points"], counts, strict=True))
     typer.echo("")
     typer.echo(tabulate(rows, headers=["place", "bot", "score", "puddings", "pudding pts",
@@ -127,10 +143,10 @@ def play_command(
             record.parent.mkdir(parents=True, exist_ok=True)
             record.write_text(json.dumps(rec, indent=1) + "\n")
         except OSError as err:
-            fail(f"cannot write the record to {record}: {err.strerror}")
-        typer.echo(f"\nRecord written to {record}")
+            fail(f"cannot write the record to {safe_text(str(record))}: {err.strerror}")
+        typer.echo(f"\nRecord written to {safe_text(str(record))}")
     broken = [f for f in result.faults if f.kind == "start"]
     if broken:
         first = broken[0]
-        fail(f"bot {rec['players'][first.seat]} failed to load: {first.detail}", 1)
+        fail(f"bot {shown[first.seat]} failed to load: {safe_text(first.detail)}", 1)
     sys.stdout.flush()

@@ -10,15 +10,19 @@
 from __future__ import annotations
 
 import logging
+import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
-from arena.game import GameResult, Seat, TurnReport, play_game
-from arena.logs import log_path
-from arena.process import BotProcess, Hub
+from arena.cgroups import cleanup_stale
+from arena.game import Bot, GameResult, TurnReport, play_game
+from arena.logs import BotLog, log_path
+from arena.process import BotProcess, Failure, Hub
+from arena.protocol import Budget, FaultKind
 from arena.sandbox import SANDBOX_MODES, Sandbox, SandboxUnavailable, probe_bwrap
+from arena.slots import CoreSlots
 
 __all__ = [
     "ArenaOptions",
@@ -30,9 +34,13 @@ __all__ = [
     "TurnReport",
     "check_sandbox",
     "resolve_bots",
+    "tournament_secret",
 ]
 
 log = logging.getLogger(__name__)
+
+#: Largest bot file accepted.
+MAX_SOURCE = 4 << 20
 
 
 class BotLoadError(ValueError):
@@ -52,15 +60,25 @@ class ArenaOptions:
     """How bots are run."""
 
     move_time: float = 1.0        # seconds per pick (plus ``grace``)
-    startup_time: float = 10.0    # seconds for a bot process to load
+    startup_time: float = 10.0    # seconds for a bot to load (and for a sandbox to boot)
     sandbox: str = "auto"         # "auto" (bwrap, refuse if unavailable) | "bwrap" | "none"
-    memory_mb: int = 1024         # address-space limit of each bot process
+    memory_mb: int = 1024         # memory limit of each bot (its cgroup; address space too)
     log_dir: Path | None = None   # per-bot logs go here
     grace: float = 0.1            # seconds added to every pick deadline
-    #: CPU seconds a bot process may use before the kernel kills it (a backstop; processes
-    #: are replaced between games before reaching half of it). None: 60 + 100 * move_time.
+    #: CPU seconds a bot process may use before the kernel kills it (a backstop; every
+    #: process serves one game). None: 60 + 100 * move_time.
     cpu_limit: int | None = None
-    max_idle: int = 16            # bot processes kept alive between games, at most
+    #: The secret the seeds of ``random`` in bot processes derive from (with the game's seed
+    #: and the seat): a tournament derives it from its own seed, so its games replay the same
+    #: way; None draws a fresh one. Never sent to a bot.
+    secret: bytes | None = None
+
+
+def tournament_secret(seed: int) -> bytes:
+    """The secret of a tournament played from ``seed`` (as hidden as the seed itself)."""
+    import hashlib
+
+    return hashlib.sha256(f"sushi-go-arena/secret/{seed}".encode()).digest()
 
 
 def check_sandbox(options: ArenaOptions) -> None:
@@ -130,21 +148,30 @@ def resolve_bots(args: Sequence[str]) -> list[BotSpec]:
 
 
 class BotPool:
-    """Bot processes kept across games (one per seat; the same file in two seats is two).
+    """Plays games in fresh sandboxes, keeping a few runners booted ahead of need.
 
-    One per worker process. Not thread-safe.
+    One per worker process. A runner is booted (interpreter, limits, ``engine``) before a game
+    needs it, so a game costs each bot only its own import; every process serves one game and
+    is killed after it. Not thread-safe.
     """
 
-    def __init__(self, options: ArenaOptions | None = None) -> None:
+    def __init__(self, options: ArenaOptions | None = None, *,
+                 slots: CoreSlots | None = None) -> None:
+        """``slots``: core slots shared with other pools of the run (default: this process
+        alone may use every core)."""
         self.options = options = options or ArenaOptions()
         check_sandbox(options)
         cpu = options.cpu_limit or int(60 + 100 * options.move_time)
         self.sandbox = Sandbox("none" if options.sandbox == "none" else "bwrap",
                                memory_mb=options.memory_mb, cpu_seconds=cpu)
-        self.hub = Hub()
-        self._idle: dict[BotSpec, list[BotProcess]] = {}
-        self._idle_order: list[tuple[BotSpec, BotProcess]] = []
-        self._broken: dict[BotSpec, tuple[str, str]] = {}
+        self.budget = Budget(options.move_time, options.grace, options.startup_time)
+        if self.sandbox.mode == "bwrap":
+            cleanup_stale()  # empty bot cgroups left by runs that were killed
+        self.secret = options.secret or secrets.token_bytes(32)
+        self.hub = Hub(slots, shared=slots is not None)
+        self._warm: list[BotProcess] = []
+        self._spare = 0
+        self._sources: dict[Path, tuple[tuple[int, int], str | Failure]] = {}
         self._closed = False
 
     def __enter__(self) -> BotPool:
@@ -166,89 +193,76 @@ class BotPool:
         from engine import Rules, parse_variants
 
         Rules(len(bots), parse_variants(variant))  # a bad table fails before any process starts
-        seats = [Seat(spec, self._acquire(spec)) for spec in bots]
+        self._spare = max(self._spare, len(bots))
+        self._boot(len(bots))
         try:
-            return play_game(self, seats, seed, variant, on_turn)
+            return play_game(self, bots, seed, variant, on_turn)
         finally:
-            for seat in seats:
-                self._release(seat)
+            if not self._closed:
+                self._boot(self._spare)  # the next game's runners boot while results are stored
 
     def close(self) -> None:
-        """Kill every bot process (idle or in a game) with everything it started."""
+        """Kill every bot process (booting, idle or in a game) with everything it started."""
         if self._closed:
             return
         self._closed = True
-        for proc in [p for _, p in self._idle_order] + self.hub.processes():
-            proc.kill()
-        self._idle.clear()
-        self._idle_order.clear()
+        self._warm.clear()
         self.hub.close()
+        self.sandbox.close()
 
-    # ------------------------------------------------------------ used by arena.game
-    def process_for(self, seat: Seat) -> BotProcess | None:
-        """The process serving ``seat``, started if needed; None if the bot won't load.
+    # ------------------------------------------------------------ the game's host
+    def fresh_process(self, bot: Bot) -> BotProcess | Failure:
+        """A booted runner that has run no bot code, now serving ``bot``."""
+        self._boot(1)
+        while self._warm:
+            proc = self._warm.pop(0)
+            if not proc.warm and proc.job is not None:
+                self.hub.wait([proc.job])
+            if proc.warm and proc.alive:
+                proc.name = bot.name
+                proc.log = BotLog(log_path(self.options.log_dir, bot.name),
+                                  header=f"{bot.name}: new process ({bot.path})")
+                return proc
+            failure = proc.death or Failure(FaultKind.START, "the sandbox did not start")
+            proc.kill(failure)
+            return failure
+        return self._start_failure or Failure(FaultKind.START, "cannot start a process")
 
-        A process that died since its last pick is returned as it is: asking it reports how it
-        died as the fault of that pick.
-        """
-        if seat.spec in self._broken:
-            return None
-        if seat.proc is None:
-            seat.proc = self._start(seat.spec)
-        return seat.proc
-
-    def start_problem(self, spec: BotSpec) -> tuple[str, str]:
-        """Why ``spec`` does not load: (detail, traceback)."""
-        return self._broken.get(spec, ("did not start", ""))
-
-    def note_start_failure(self, seat: Seat, detail: str, tb: str) -> None:
-        """Remember that the bot will not load (not retried by this pool)."""
-        self._broken[seat.spec] = (detail, tb)
-        if seat.proc is not None:
-            seat.proc.kill("start", detail, tb)
-            seat.proc = None
-
-    def restart(self, seat: Seat) -> None:
-        """Kill the seat's process with everything it started; a fresh one starts now."""
-        if seat.proc is not None:
-            seat.proc.kill("restart")
-        seat.proc = None if seat.spec in self._broken else self._start(seat.spec)
+    def source(self, bot: Bot) -> str | Failure:
+        """The bot file's text (read again only when the file changes)."""
+        path = Path(bot.path)
+        try:
+            stat = path.stat()
+            key = (stat.st_mtime_ns, stat.st_size)
+            cached = self._sources.get(path)
+            if cached is not None and cached[0] == key:
+                return cached[1]
+            if stat.st_size > MAX_SOURCE:
+                text: str | Failure = Failure(
+                    FaultKind.START, f"the bot file is larger than {MAX_SOURCE >> 20} MiB")
+            else:
+                text = path.read_bytes().decode("utf-8")
+        except UnicodeDecodeError as err:
+            text = Failure(FaultKind.START, f"the bot file is not UTF-8 text ({err.reason} at "
+                                            f"byte {err.start})")
+            key = (0, 0)
+        except OSError as err:
+            return Failure(FaultKind.START, f"cannot read the bot file: {err.strerror}")
+        self._sources[path] = (key, text)
+        return text
 
     # ------------------------------------------------------------ processes
-    def _start(self, spec: BotSpec) -> BotProcess | None:
-        """A new process for ``spec``; None (and the bot marked as not loading) if the OS
-        refuses to start one."""
-        try:
-            return BotProcess(spec.name, spec.path, self.sandbox, self.hub,
-                              self.options.startup_time,
-                              log_file=log_path(self.options.log_dir, spec.name))
-        except OSError as err:
-            log.warning("cannot start %s: %s", spec.name, err)
-            self._broken[spec] = (f"cannot start a process: {err}", "")
-            return None
+    _start_failure: Failure | None = None
 
-    def _acquire(self, spec: BotSpec) -> BotProcess | None:
-        if spec in self._broken:
-            return None
-        idle = self._idle.get(spec)
-        while idle:
-            proc = idle.pop()
-            self._idle_order.remove((spec, proc))
-            if proc.alive:
-                return proc
-            proc.kill()
-        return self._start(spec)
-
-    def _release(self, seat: Seat) -> None:
-        proc, seat.proc = seat.proc, None
-        if proc is None:
-            return
-        if not proc.alive or proc.cpu > self.sandbox.cpu_seconds / 2:
-            proc.kill("recycled")
-            return
-        self._idle.setdefault(seat.spec, []).append(proc)
-        self._idle_order.append((seat.spec, proc))
-        while len(self._idle_order) > self.options.max_idle:
-            spec, old = self._idle_order.pop(0)
-            self._idle[spec].remove(old)
-            old.kill("idle")
+    def _boot(self, count: int) -> None:
+        """Have at least ``count`` runners booted or booting."""
+        while len(self._warm) < count:
+            try:
+                proc = BotProcess(self.sandbox, self.hub, self.options.startup_time)
+            except OSError as err:
+                log.warning("cannot start a bot process: %s", err)
+                self._start_failure = Failure(FaultKind.START,
+                                              f"cannot start a process: {err}")
+                return
+            self._start_failure = None
+            self._warm.append(proc)

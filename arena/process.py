@@ -1,38 +1,70 @@
-"""One bot process and the line-JSON channel to it, with every read bounded by a deadline.
+"""Runner processes and the one event loop that talks to all of them.
 
-A :class:`BotProcess` is started once and reused across games. The :class:`Hub` asks several
-processes at once (all requests written first, then one ``epoll`` loop until every reply or
-deadline), drains the bots' captured output meanwhile, and kills what misbehaves.
+A :class:`BotProcess` is a runner in a fresh sandbox: it boots before a game needs it (no bot
+code has run in it), gets one bot's code, serves one game and is killed. The :class:`Hub`
+watches every process of a pool with one ``epoll`` object: reply channels, captured output and
+a pidfd per process (readable when it exits). Nothing a bot does blocks the loop: a closed
+channel, a process that will not exit, a flood of output or of replies each end that bot's
+request (a fault of that bot) while the others' replies keep being read, each until its own
+deadline. Killing never waits: the process is SIGKILLed with its whole cgroup or process
+group and reaped later, when its pidfd says it is gone.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import logging
 import os
 import select
-import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
 from arena.logs import BotLog
-from arena.sandbox import Sandbox
+from arena.protocol import (
+    MAX_LINE,
+    Budget,
+    FaultKind,
+    Hello,
+    ProtocolError,
+    Ready,
+    Reply,
+    parse_reply,
+)
+from arena.sandbox import Launch, Sandbox
+from arena.slots import CoreSlots, LocalSlots, usable_cores
 
-__all__ = ["BotProcess", "Hub", "Job", "MAX_LINE"]
+__all__ = ["BotProcess", "Failure", "Hub", "Job", "describe_exit"]
 
 log = logging.getLogger(__name__)
 
-MAX_LINE = 64 << 10   # longest reply line accepted; the runner's replies are far shorter
 MAX_STALE = 16        # stale replies tolerated between two requests
-_CHANNEL, _LOG, _OUT = 0, 1, 2
-_module_counter = 0
+EXIT_WAIT = 0.5       # seconds to learn how a process that closed its channel ends
+SLOT_POLL = 0.002     # seconds between looks for a core slot another worker freed
+_CHANNEL, _LOG, _EXIT, _OUT = range(4)
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _descendant(pid: int, name: str) -> int:
+    """The first process under ``pid`` (breadth first) whose name is ``name``, else 0."""
+    queue = [pid]
+    while queue:
+        current = queue.pop(0)
+        try:
+            with open(f"/proc/{current}/comm") as f:
+                if f.read().strip() == name and current != pid:
+                    return current
+            children: list[int] = []
+            for task in os.listdir(f"/proc/{current}/task"):
+                with open(f"/proc/{current}/task/{task}/children") as f:
+                    children += [int(c) for c in f.read().split()]
+        except (OSError, ValueError):
+            continue
+        queue += children
+    return 0
 
 
 def _nonblocking(fd: int) -> None:
@@ -52,101 +84,177 @@ def describe_exit(status: int | None, *, sandboxed: bool) -> str:
     return f"exited with code {status}"
 
 
-class ChannelError(Exception):
-    """The channel broke: ``kind`` is ``crash`` or ``protocol``."""
+@dataclass(frozen=True)
+class Failure:
+    """Why a request got no usable reply: a fault kind, its detail and the bot's traceback."""
 
-    def __init__(self, kind: str, detail: str) -> None:
-        super().__init__(detail)
-        self.kind = kind
-        self.detail = detail
+    kind: FaultKind
+    detail: str
+    traceback: str = ""
 
 
 @dataclass(eq=False)
 class Job:
-    """One request to one process and, once :meth:`Hub.exchange` returns, its outcome."""
+    """One request to one process and, once the hub has finished it, its outcome."""
 
     proc: BotProcess
-    body: str          # the request as a JSON object text, without its id
-    timeout: float     # seconds allowed once the process is ready
-    reply: dict[str, Any] | None = None
-    #: (kind, detail, traceback) when no usable reply came.
-    failure: tuple[str, str, str] | None = None
-    seconds: float = 0.0
-    ident: int = 0
+    payload: bytes     # the request line, its id included
+    ident: int
+    timeout: float     # seconds allowed from the moment it is sent
+    reply: Reply | None = None
+    failure: Failure | None = None
     sent: float = 0.0
     deadline: float = 0.0
+    seconds: float = 0.0
+    #: A deadline for learning how a process ended after it closed its channel.
+    exit_by: float | None = None
+    #: "boot" (the runner's hello), "load" (the bot's code) or "call" (a hook or a pick).
+    stage: str = "call"
+    #: The job holds a core slot (from sending until done).
+    slot: bool = False
+
+    @property
+    def done(self) -> bool:
+        return self.reply is not None or self.failure is not None
 
 
 @dataclass(eq=False)
 class BotProcess:
-    """A started bot process: its channel, its captured output and its state."""
+    """A runner in a sandbox of its own, from boot to reaping."""
 
-    name: str
-    path: Path
     sandbox: Sandbox
     hub: Hub
-    startup_time: float
-    log_file: Path | None = None
-    started: float = 0.0
-    ready: bool = False
+    boot_time: float
+    name: str = "(warm)"
     hooks: frozenset[str] = frozenset()
-    cpu: float = 0.0
-    #: Why the process is gone: (kind, detail, traceback), or None while it lives.
-    death: tuple[str, str, str] | None = None
-    #: The game this process has been prepared for (random seeded, new_game called).
-    game: object = None
-    expect: Job | None = field(default=None, repr=False)
+    ready: bool = False          #: a bot's code is loaded
+    warm: bool = False           #: the runner said hello
+    death: Failure | None = None
+    job: Job | None = None
+    log: BotLog = field(default_factory=lambda: BotLog(None))
     _next_id: int = 1
     _stale: int = 0
 
     def __post_init__(self) -> None:
-        global _module_counter
-        _module_counter += 1
+        self.runner_pid = 0
+        self.frozen = False
         req_r, self.req_w = os.pipe()
         self.rep_r, rep_w = os.pipe()
         self.log_r, log_w = os.pipe()
-        launch = self.sandbox.launch(self.path, req=req_r, rep=rep_w,
-                                     module=f"sushi_bot_{_module_counter}")
-        self.log = BotLog(self.log_file, header=f"{self.name}: new process ({self.path})")
-        self._scratch = launch.scratch
-        self.uid = launch.uid
+        self.pidfd = -1
+        self.returncode: int | None = None
+        self.launch: Launch | None = None
         try:
+            self.launch = self.sandbox.launch(req=req_r, rep=rep_w)
             self.popen = subprocess.Popen(
-                launch.argv, stdin=subprocess.DEVNULL, stdout=log_w, stderr=log_w,
-                pass_fds=(req_r, rep_w), env=launch.env, cwd=launch.cwd,
-                start_new_session=True)
-        except OSError:
+                self.launch.argv, stdin=subprocess.DEVNULL, stdout=log_w, stderr=log_w,
+                pass_fds=(req_r, rep_w, *self.launch.fds), env=self.launch.env,
+                cwd=self.launch.cwd, start_new_session=True)
+        except BaseException:
             for fd in (req_r, rep_w, log_w, self.req_w, self.rep_r, self.log_r):
                 os.close(fd)
-            self.log.close()
+            if self.launch is not None:
+                self.launch.cleanup()
             raise
         finally:
             self.started = time.monotonic()
-        for fd in (req_r, rep_w, log_w):
-            os.close(fd)
+            for fd in (req_r, rep_w, log_w):
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self.launch.started()
+        self.pid = self.popen.pid
+        with contextlib.suppress(OSError, AttributeError):
+            self.pidfd = os.pidfd_open(self.pid)
         for fd in (self.req_w, self.rep_r, self.log_r):
             _nonblocking(fd)
         self._inbuf = bytearray()
         self._outbuf = b""
         self.hub.add(self)
-        log.debug("started %s (pid %d)", self.name, self.popen.pid)
+        self.job = Job(self, b"", 0, self.boot_time, stage="boot")
+        self.job.sent = self.started
+        self.job.deadline = self.started + self.boot_time
+        self.hub.jobs.add(self.job)
+        log.debug("started a runner (pid %d)", self.pid)
 
     @property
     def alive(self) -> bool:
         return self.death is None
 
-    @property
-    def start_deadline(self) -> float:
-        return self.started + self.startup_time
+    # ------------------------------------------------------------------ compute
+    def find_runner(self) -> None:
+        """Note the host pid of the runner (the bot's process), found under the sandbox."""
+        self.runner_pid = _descendant(self.pid, os.path.basename(self.sandbox.python)[:15])
 
-    # ------------------------------------------------------------------ channel
-    def send(self, job: Job) -> None:
-        """Write ``job``'s request (what the pipe will not take now is flushed later)."""
-        job.ident = self._next_id
+    def freeze(self) -> None:
+        """Stop the bot between its requests (no CPU at all until :meth:`thaw`)."""
+        if self.frozen or self.death is not None:
+            return
+        cgroup = self.launch.cgroup if self.launch is not None else None
+        try:
+            if self.sandbox.seccomp_on or cgroup is None or not cgroup.support.freezer:
+                # Under seccomp the runner cannot start processes: stopping it stops the bot.
+                os.kill(self.runner_pid or self.pid, signal.SIGSTOP)
+            else:
+                cgroup.freeze()
+        except (OSError, Exception) as err:  # noqa: BLE001 - a vanished process is fine here
+            log.debug("%s: cannot freeze: %s", self.name, err)
+            return
+        self.frozen = True
+
+    def thaw(self) -> None:
+        """Let the bot run again."""
+        if not self.frozen:
+            return
+        self.frozen = False
+        cgroup = self.launch.cgroup if self.launch is not None else None
+        try:
+            if self.sandbox.seccomp_on or cgroup is None or not cgroup.support.freezer:
+                os.kill(self.runner_pid or self.pid, signal.SIGCONT)
+            else:
+                cgroup.thaw()
+        except (OSError, Exception) as err:  # noqa: BLE001
+            log.debug("%s: cannot thaw: %s", self.name, err)
+
+    def cpu_seconds(self) -> float | None:
+        """CPU time the bot's process has used so far (None if it cannot be read)."""
+        cgroup = self.launch.cgroup if self.launch is not None else None
+        if cgroup is not None:
+            try:
+                return cgroup.cpu_seconds()
+            except Exception:  # noqa: BLE001
+                pass
+        pid = self.runner_pid or self.pid
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / _TICKS
+        except (OSError, IndexError, ValueError):
+            return None
+
+    @property
+    def uid(self) -> int | None:
+        """The private uid the bot runs under (root only)."""
+        lease = self.launch.uid if self.launch is not None else None
+        return lease.uid if lease is not None else None
+
+    # ------------------------------------------------------------------ requests
+    def request(self, make: Callable[[int], bytes], timeout: float, stage: str = "call") -> Job:
+        """A job for the request built by ``make(ident)``; the hub sends it."""
+        ident = self._next_id
         self._next_id += 1
-        self.expect = job
+        return Job(self, make(ident), ident, timeout, stage=stage)
+
+    def send(self, job: Job, now: float) -> None:
+        """Write ``job``'s request (what the pipe will not take now is flushed later)."""
+        self.job = job
         self._stale = 0
-        data = f'{{"id":{job.ident},{job.body[1:]}\n'.encode()
+        job.sent = now
+        job.deadline = now + job.timeout
+        if self.death is not None:
+            job.failure = self.death
+            return
+        self.hub.jobs.add(job)
+        data = job.payload
         if self._outbuf:
             self._outbuf += data
             return
@@ -172,16 +280,16 @@ class BotProcess:
         if not self._outbuf:
             self.hub.want_write(self, False)
 
-    def receive(self) -> list[bytes]:
-        """The complete lines that have arrived; raises :class:`ChannelError`."""
+    def receive(self) -> list[bytes] | None:
+        """The complete lines that have arrived; None at end of file."""
         try:
             data = os.read(self.rep_r, MAX_LINE + 1)
         except BlockingIOError:
             return []
-        except OSError as err:
-            raise ChannelError("crash", f"channel error: {err}") from None
+        except OSError:
+            return None
         if not data:
-            raise ChannelError("crash", "")
+            return None
         buf = self._inbuf
         buf += data
         lines = []
@@ -194,11 +302,14 @@ class BotProcess:
             start = end + 1
         del buf[:start]
         if len(buf) > MAX_LINE:
-            lines.append(b"")  # parsed as garbage after the complete lines are handled
+            lines.append(bytes(buf))  # too long: parse_reply refuses it
+            buf.clear()
         return lines
 
     def drain_log(self) -> int:
         """Move the bot's pending output into its log: bytes moved, or -1 once closed."""
+        if self.log_r < 0:
+            return -1
         try:
             data = os.read(self.log_r, 1 << 16)
         except BlockingIOError:
@@ -211,248 +322,324 @@ class BotProcess:
         return len(data)
 
     # ------------------------------------------------------------------ ending
-    def exit_status(self, wait: float) -> int | None:
-        """The exit status once the process has exited (waiting up to ``wait`` s), else None.
+    def exit_status(self) -> int | None:
+        """The exit status if the process has exited (without reaping it), else None."""
+        if self.returncode is not None:
+            return self.returncode
+        try:
+            info = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            return None
+        if info is None:
+            return None
+        return info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
 
-        Does not reap the process, so its process group can still be killed safely.
-        """
-        if self.popen.returncode is not None:
-            return self.popen.returncode
-        end = time.monotonic() + wait
-        while True:
-            try:
-                info = os.waitid(os.P_PID, self.popen.pid,
-                                 os.WEXITED | os.WNOHANG | os.WNOWAIT)
-            except ChildProcessError:
-                return self.popen.returncode
-            if info is not None:
-                return info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
-            if time.monotonic() >= end:
-                return None
-            time.sleep(0.005)
+    def crash_failure(self) -> Failure:
+        """The failure of a process whose channel closed: how it ended, with its last output."""
+        status = self.exit_status()
+        for _ in range(64):  # its last words (a fatal error message) before the tail
+            if self.drain_log() <= 0:
+                break
+        if status is None:
+            detail = "closed its channel"
+        else:
+            detail = describe_exit(status, sandboxed=self.sandbox.mode == "bwrap")
+            cgroup = self.launch.cgroup if self.launch is not None else None
+            if status < 0 or status > 128:
+                with contextlib.suppress(Exception):
+                    if cgroup is not None and cgroup.oom_killed():
+                        detail += f" (out of memory: limit {self.sandbox.memory_mb} MiB)"
+        tail = self.log.tail[-1500:].decode("utf-8", "backslashreplace")
+        if not self.warm:
+            last = tail.strip().splitlines()[-1:] or [""]
+            return Failure(FaultKind.START, f"the sandbox did not start ({detail}): "
+                                            f"{last[0][:120]}", tail)
+        if not self.ready:
+            return Failure(FaultKind.START, f"died while loading: {detail}", tail)
+        return Failure(FaultKind.CRASH, detail, tail)
 
-    def kill(self, kind: str = "closed", detail: str = "", tb: str = "") -> None:
-        """SIGKILL the process with everything it started, reap it and close the channel."""
+    def kill(self, failure: Failure | None = None) -> None:
+        """SIGKILL the process with everything it started; never waits. Reaped later."""
+        if self.death is None:
+            self.death = failure or Failure(FaultKind.CRASH, "closed by the arena")
+        job = self.job
+        if job is not None and not job.done:
+            self.hub.jobs.discard(job)
+            job.failure = self.death
+            job.seconds = time.monotonic()
+            self.hub._release(job)
         if self.req_w < 0:
             return
-        if self.death is None:
-            self.death = (kind, detail, tb)
-        if self.popen.returncode is None:
+        cgroup = self.launch.cgroup if self.launch is not None else None
+        if cgroup is not None:
+            with contextlib.suppress(Exception):
+                cgroup.kill()
+        if self.returncode is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.popen.pid, signal.SIGKILL)
-            try:
-                self.popen.wait(timeout=10)
-            except subprocess.TimeoutExpired:  # stuck in the kernel; reaped later if ever
-                log.warning("%s: pid %d survived SIGKILL for 10 s", self.name, self.popen.pid)
-        self.hub.remove(self)
+                os.killpg(self.pid, signal.SIGKILL)
         for _ in range(64):  # what the bot wrote last, without waiting for more
             if self.drain_log() <= 0:
                 break
+        self.hub.remove(self)
         for fd in (self.req_w, self.rep_r, self.log_r):
             with contextlib.suppress(OSError):
                 os.close(fd)
         self.req_w = self.rep_r = self.log_r = -1
+        kind = self.death.kind.value if self.ready else "closed"
+        detail = self.death.detail
         self.log.note(f"process ended ({kind}{': ' + detail if detail else ''})")
         self.log.close()
-        if self._scratch:
-            shutil.rmtree(self._scratch, ignore_errors=True)
-        self.expect = None
+        self._outbuf = b""
+        self.hub.dying.add(self)
+        self.reap()
 
-    def broke(self, err: ChannelError) -> tuple[str, str, str]:
-        """Kill after a broken channel; the failure to report, as (kind, detail, traceback)."""
-        detail = err.detail
-        tb = ""
-        if err.kind == "crash":
-            status = self.exit_status(1.0)
-            for _ in range(64):  # its last words (a fatal error message) before the tail
-                if self.drain_log() <= 0:
-                    break
-            detail = describe_exit(status, sandboxed=self.sandbox.mode == "bwrap")
-            if status is None:
-                detail = "closed its channel"
-            tb = self.log.tail[-1500:].decode(errors="replace")
-        kind = err.kind if self.ready else "start"
-        if kind == "start":
-            detail = f"died while loading: {detail}"
-        self.kill(kind, detail, tb)
-        return (kind, detail, tb)
-
-
-def _parse(line: bytes) -> dict[str, Any]:
-    try:
-        message = json.loads(line)
-    except (ValueError, RecursionError):
-        raise ChannelError("protocol", f"garbage on the channel: {line[:40]!r}") from None
-    if not isinstance(message, dict) or type(message.get("id")) is not int:
-        raise ChannelError("protocol", f"a message without an id: {line[:40]!r}")
-    return message
+    def reap(self) -> bool:
+        """Collect the exit status once the process is gone; frees its cgroup and uid."""
+        if self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                pid, status = self.pid, 0
+            if pid == 0:
+                return False
+            self.returncode = os.waitstatus_to_exitcode(status)
+            self.popen.returncode = self.returncode
+        if self.launch is not None:
+            self.launch.cleanup()
+            self.launch = None
+        if self.pidfd >= 0:
+            self.hub.unwatch(self.pidfd)
+            os.close(self.pidfd)
+            self.pidfd = -1
+        self.hub.dying.discard(self)
+        return True
 
 
 class Hub:
-    """All live bot processes of one pool, watched by one epoll object."""
+    """Every process of one pool, watched by one epoll object; one job per process at a time.
 
-    def __init__(self) -> None:
+    ``slots`` bounds how many bots think at once (:mod:`arena.slots`); ``shared`` says other
+    processes take from the same slots.
+    """
+
+    def __init__(self, slots: CoreSlots | None = None, *, shared: bool = False) -> None:
+        self.slots: CoreSlots = slots if slots is not None else LocalSlots(usable_cores())
+        self.shared = shared
         self._epoll = select.epoll()
         self._fds: dict[int, tuple[BotProcess, int]] = {}
+        #: Killed processes not yet reaped.
+        self.dying: set[BotProcess] = set()
+        #: Requests sent (or boots started) and not yet done.
+        self.jobs: set[Job] = set()
         #: Every uid given to a bot process so far (to check that nothing outlives them).
         self.uids: set[int] = set()
 
     def add(self, proc: BotProcess) -> None:
         if proc.uid is not None:
             self.uids.add(proc.uid)
-        for fd, role in ((proc.rep_r, _CHANNEL), (proc.log_r, _LOG)):
-            self._epoll.register(fd, select.EPOLLIN)
-            self._fds[fd] = (proc, role)
+        for fd, role in ((proc.rep_r, _CHANNEL), (proc.log_r, _LOG), (proc.pidfd, _EXIT)):
+            if fd >= 0:
+                self._epoll.register(fd, select.EPOLLIN)
+                self._fds[fd] = (proc, role)
 
     def remove(self, proc: BotProcess) -> None:
+        """Stop watching a process's pipes (its pidfd stays watched until it is reaped)."""
         for fd in (proc.rep_r, proc.log_r, proc.req_w):
-            if self._fds.get(fd, (None,))[0] is proc:
-                del self._fds[fd]
+            if fd >= 0 and self._fds.get(fd, (None,))[0] is proc:
+                self.unwatch(fd)
+
+    def unwatch(self, fd: int) -> None:
+        if self._fds.pop(fd, None) is not None:
+            with contextlib.suppress(OSError, ValueError):  # ValueError: closed already
                 self._epoll.unregister(fd)
 
     def want_write(self, proc: BotProcess, on: bool) -> None:
         if on:
             self._epoll.register(proc.req_w, select.EPOLLOUT)
             self._fds[proc.req_w] = (proc, _OUT)
-        elif proc.req_w in self._fds:
-            del self._fds[proc.req_w]
-            self._epoll.unregister(proc.req_w)
+        else:
+            self.unwatch(proc.req_w)
 
     def processes(self) -> list[BotProcess]:
-        """Every process still watched (alive, or dead but not yet killed and reaped)."""
+        """Every process still watched (alive, or killed but not yet reaped)."""
         return list({id(p): p for p, _ in self._fds.values()}.values())
 
-    def close(self) -> None:
+    def close(self, wait: float = 2.0) -> None:
+        """Kill every process, wait up to ``wait`` seconds for them to be reaped."""
+        for proc in self.processes():
+            proc.kill()
+        end = time.monotonic() + wait
+        while self.dying and time.monotonic() < end:
+            for proc in list(self.dying):
+                proc.reap()
+            if self.dying:
+                time.sleep(0.005)
         self._epoll.close()
 
-    def exchange(self, jobs: Sequence[Job]) -> None:
-        """Send every job's request, then wait for all replies, each until its own deadline.
-
-        A process not yet started gets its start-up deadline, then the job's timeout from the
-        moment it is ready. Fills in each job's ``reply`` or ``failure`` and ``seconds``; a
-        process that times out or breaks the protocol is killed.
-        """
-        now = time.monotonic()
-        waiting: dict[BotProcess, Job] = {}
-        for job in jobs:
-            proc = job.proc
-            if proc.death is not None:
-                job.failure = proc.death
-                continue
-            proc.send(job)
-            job.sent = now
-            job.deadline = now + job.timeout if proc.ready else proc.start_deadline
-            waiting[proc] = job
-        if waiting:
-            self._wait(waiting)
-        for job in jobs:
-            if job.sent:
-                job.seconds = (job.seconds or time.monotonic()) - job.sent
-
-    def wait_ready(self, procs: Sequence[BotProcess]) -> None:
-        """Wait until every process has loaded its bot, failed, or missed its start deadline."""
+    # ------------------------------------------------------------------ the loop
+    def exchange(self, jobs: Iterable[Job]) -> None:
+        """Ask every job's bot, each when a core slot is free, and serve events until each has
+        a reply or a failure. A bot is thawed just before its request is sent (its clock starts
+        then) and frozen again as soon as it has answered."""
+        jobs = list(jobs)
+        queue = list(jobs)
         while True:
-            now = time.monotonic()
-            pending = [p for p in procs if p.alive and not p.ready]
-            if not pending:
-                return
-            for proc in pending:
-                if proc.start_deadline <= now:
-                    proc.kill("start", f"not loaded after {proc.startup_time:g} s")
-            soonest = min(p.start_deadline for p in pending)
-            for fd, _event in self._epoll.poll(max(0.0, soonest - now)):
-                entry = self._fds.get(fd)
-                if entry is not None:
-                    self._dispatch(entry, {})
+            while queue and self._send_next(queue, block=False):
+                pass
+            if all(j.done for j in jobs):
+                break
+            if queue and not any(j.sent and not j.done for j in jobs):
+                # Every slot is taken by other workers' bots: wait for one (ours cost nothing).
+                if not self._send_next(queue, block=True):
+                    self._serve(time.monotonic() + SLOT_POLL)
+                continue
+            # Slots freed by other workers are noticed every SLOT_POLL seconds.
+            self._serve(time.monotonic() + SLOT_POLL if queue and self.shared else None)
+        for job in jobs:
+            job.seconds = max(0.0, job.seconds - job.sent) if job.seconds else 0.0
+        for proc in list(self.dying):
+            proc.reap()
 
-    def _dispatch(self, entry: tuple[BotProcess, int], waiting: dict[BotProcess, Job]) -> None:
-        proc, role = entry
+    def _send_next(self, queue: list[Job], *, block: bool) -> bool:
+        """Send the first queued job if a slot can be had; False if none could."""
+        job = queue[0]
+        if job.proc.death is not None:
+            queue.pop(0)
+            job.failure = job.proc.death
+            return True
+        if not self.slots.acquire(block, SLOT_POLL if block else None):
+            return False
+        queue.pop(0)
+        job.slot = True
+        job.proc.thaw()
+        job.proc.send(job, time.monotonic())
+        if job.done:  # the process was gone already
+            self._release(job)
+        return True
+
+    def _release(self, job: Job) -> None:
+        if job.slot:
+            job.slot = False
+            self.slots.release()
+
+    def wait(self, jobs: list[Job]) -> None:
+        """Serve events (for every process) until each of ``jobs`` is done."""
+        while any(not j.done for j in jobs):
+            self._serve(None)
+
+    def _serve(self, until: float | None) -> None:
+        """One round of events and deadlines (waiting at most until ``until``)."""
+        now = time.monotonic()
+        soonest = now + 60.0 if until is None else until
+        for job in self.jobs:
+            soonest = min(soonest, job.deadline)
+            if job.exit_by is not None:
+                # Without a pidfd the exit is polled.
+                soonest = min(soonest, job.exit_by if job.proc.pidfd >= 0 else now + 0.01)
+        if soonest <= now:
+            self._expire(now)
+            return
+        for fd, _event in self._epoll.poll(soonest - now):
+            entry = self._fds.get(fd)
+            if entry is not None:
+                self._dispatch(*entry)
+        if time.monotonic() >= soonest:
+            self._expire(time.monotonic())
+
+    def _finish(self, job: Job, *, reply: Reply | None = None,
+                failure: Failure | None = None) -> None:
+        if job.done:
+            return
+        self.jobs.discard(job)
+        job.reply, job.failure = reply, failure
+        job.seconds = time.monotonic()
+        if failure is not None:
+            job.proc.kill(failure)
+        elif job.stage != "boot":
+            job.proc.freeze()
+        self._release(job)
+
+    def _expire(self, now: float) -> None:
+        for job in list(self.jobs):
+            proc = job.proc
+            if job.exit_by is not None and (job.exit_by <= now or proc.exit_status() is not None):
+                self._finish(job, failure=proc.crash_failure())
+            elif job.deadline <= now:
+                if job.stage == "boot":
+                    failure = Failure(FaultKind.START, "the sandbox did not start in "
+                                                       f"{job.timeout:g} s")
+                elif job.stage == "load":
+                    failure = Failure(FaultKind.START, f"not loaded after {job.timeout:g} s "
+                                                       "(start-up limit)")
+                else:
+                    failure = Failure(FaultKind.TIMEOUT, f"no reply in {now - job.sent:.2f} s")
+                self._finish(job, failure=failure)
+
+    def _dispatch(self, proc: BotProcess, role: int) -> None:
         if role == _CHANNEL:
-            self._on_channel(proc, waiting)
+            self._on_channel(proc)
         elif role == _LOG:
             if proc.drain_log() < 0:
-                del self._fds[proc.log_r]
-                self._epoll.unregister(proc.log_r)
+                self.unwatch(proc.log_r)
+        elif role == _EXIT:
+            self._on_exit(proc)
         else:
             proc.flush()
 
-    def _wait(self, waiting: dict[BotProcess, Job]) -> None:
-        fds = self._fds
-        while waiting:
-            now = time.monotonic()
-            soonest = min(job.deadline for job in waiting.values())
-            if soonest <= now:
-                for proc, job in list(waiting.items()):
-                    if job.deadline <= now:
-                        del waiting[proc]
-                        self._expire(job, now)
-                continue
-            for fd, _event in self._epoll.poll(soonest - now):
-                entry = fds.get(fd)
-                if entry is not None:
-                    self._dispatch(entry, waiting)
-
-    def _expire(self, job: Job, now: float) -> None:
-        proc = job.proc
-        job.seconds = now
-        if proc.ready:
-            job.failure = ("timeout", f"no reply in {now - job.sent:.2f} s", "")
+    def _on_exit(self, proc: BotProcess) -> None:
+        job = proc.job
+        if proc.death is None and job is not None and not job.done:
+            self._finish(job, failure=proc.crash_failure())
+        elif proc.death is None:
+            proc.kill(proc.crash_failure())
         else:
-            job.failure = ("start", f"not loaded after {proc.startup_time:g} s", "")
-        proc.kill(*job.failure)
+            proc.reap()
 
-    def _on_channel(self, proc: BotProcess, waiting: dict[BotProcess, Job]) -> None:
-        job = waiting.get(proc)
+    def _on_channel(self, proc: BotProcess) -> None:
+        job = proc.job
+        lines = proc.receive()
+        if lines is None:  # end of file: learn how it ends, without blocking anyone
+            self.unwatch(proc.rep_r)
+            if job is not None and not job.done:
+                if proc.exit_status() is not None:
+                    self._finish(job, failure=proc.crash_failure())
+                else:
+                    job.exit_by = min(job.deadline, time.monotonic() + EXIT_WAIT)
+            elif proc.death is None:
+                proc.kill(Failure(FaultKind.CRASH, "closed its channel"))
+            return
         try:
-            for line in proc.receive():
-                if not line:
-                    raise ChannelError("protocol", f"a reply line longer than {MAX_LINE} bytes")
-                message = _parse(line)
-                if not proc.ready:
-                    self._on_start(proc, message, job)
-                    if proc.death is not None:
-                        break
-                elif job is not None and message["id"] == job.ident:
-                    job.reply = message
-                    job.seconds = time.monotonic()
-                    if "cpu" in message:
-                        proc.cpu = float(message["cpu"] or 0.0)
-                    proc.expect = None
-                    del waiting[proc]
-                    job = None
-                elif message["id"] >= proc._next_id:
-                    raise ChannelError("protocol", f"a reply to an unknown request: "
-                                                   f"{json.dumps(message)[:40]}")
+            for line in lines:
+                ident, reply = parse_reply(line)
+                if job is not None and not job.done and ident == job.ident:
+                    if isinstance(reply, Hello) != (ident == 0):
+                        raise ProtocolError("a reply of the wrong kind")
+                    if isinstance(reply, Hello):
+                        proc.warm = True
+                        proc.find_runner()
+                    if isinstance(reply, Ready):
+                        proc.ready = True
+                        proc.hooks = reply.hooks
+                    self._finish(job, reply=reply)
+                elif ident >= proc._next_id:
+                    raise ProtocolError(f"a reply to an unknown request (id {ident})")
                 else:
                     proc._stale += 1
                     if proc._stale > MAX_STALE:
-                        raise ChannelError("protocol", "floods the channel with stale replies")
-                    log.debug("%s: late reply %s discarded", proc.name, message["id"])
-        except ChannelError as err:
-            failure = proc.broke(err)
-            if job is not None:
-                job.failure = failure
-                job.seconds = time.monotonic()
-                waiting.pop(proc, None)
-            return
-        if proc.death is not None and job is not None:
-            job.failure = proc.death
-            job.seconds = time.monotonic()
-            waiting.pop(proc, None)
+                        raise ProtocolError("floods the channel with stale replies")
+                    log.debug("%s: late reply %s discarded", proc.name, ident)
+        except ProtocolError as err:
+            kind = FaultKind.PROTOCOL if proc.ready else FaultKind.START
+            failure = Failure(kind, err.detail if proc.ready else f"protocol: {err.detail}")
+            if job is not None and not job.done:
+                self._finish(job, failure=failure)
+            else:
+                proc.kill(failure)
 
-    @staticmethod
-    def _on_start(proc: BotProcess, message: dict[str, Any], job: Job | None) -> None:
-        if message.get("id") == 0 and message.get("ready") is True:
-            proc.ready = True
-            hooks = message.get("hooks")
-            proc.hooks = frozenset(h for h in hooks if isinstance(h, str)) \
-                if isinstance(hooks, list) else frozenset()
-            log.debug("%s ready in %.3f s", proc.name, time.monotonic() - proc.started)
-            if job is not None:
-                job.deadline = max(time.monotonic(), job.sent) + job.timeout
-            return
-        if message.get("id") == 0 and "error" in message:
-            detail = str(message.get("error"))[:200]
-            proc.kill("start", detail, str(message.get("tb", ""))[-3000:])
-            return
-        raise ChannelError("protocol", "no start-up message")
+
+def budget_failure(budget: Budget, job: Job) -> Failure:
+    """A timeout failure restated with the limit that applied."""
+    assert job.failure is not None
+    if job.failure.kind is FaultKind.TIMEOUT:
+        return Failure(FaultKind.TIMEOUT, budget.timeout_detail(job.seconds))
+    return job.failure

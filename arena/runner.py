@@ -1,31 +1,35 @@
-"""The bot-side runner: loads one bot file and answers pick requests (runs inside the sandbox).
+"""The bot-side runner: started in a fresh sandbox, it loads one bot and serves one game.
 
-This file is executed as a script by the bot's own Python process, usually inside bubblewrap,
-where only the standard library, the ``engine`` package and this file are visible. It must not
-import anything from ``arena``. Protocol: one JSON object per line; requests arrive on the fd
-``req`` and replies leave on the fd ``rep`` (never stdin/stdout, which the bot may scribble
-on). Every reply echoes the request's ``id``; the start-up message has id 0.
+This file is executed by the bot's own Python process inside the sandbox, where only the
+standard library, the ``engine`` package and this file are visible. It must not import
+anything from ``arena``. It starts before the game needs it ("warm"): it applies the limits,
+drops to its private uid, imports ``engine`` and says hello; then it waits for the bot's code
+(``load``), and serves ``begin``, ``pick`` and ``end`` until the arena closes the channel or
+kills the process. No code of the bot has run in this process before ``load``, and nothing
+here knows more than the bot may: the seeds it receives are derived from a secret the
+arena keeps, never the deal's seed.
 
-Requests: ``{"id", "op": "pick", "obs", "game"?}`` (``game`` = ``{"seed", "new_game"}`` on the
-first pick of a game: seed ``random`` and call ``new_game(obs)``) and ``{"id", "op": "end",
-"result"}`` (call ``end_game(result)``). Replies: ``{"id", "pick", "cpu"}``, ``{"id", "bad",
-"cpu"}`` (an unsendable value, shortened), ``{"id", "error", "where", "tb", "cpu"}`` or
-``{"id", "ok", "cpu"}``.
+Nothing this runner sends is trusted: the bot can replace anything it uses. The wire format
+and the one parser of replies are in :mod:`arena.protocol`. To boot fast it imports as little
+as it can (requests come as :mod:`marshal` frames, replies are JSON written by hand); what a
+failure needs (tracebacks) is imported when one happens.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
+import marshal
 import os
 import sys
-import time
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["main"]
 
-MAX_NAME = 64        # longest string sent back as a pick (card names are shorter)
+MAX_NAME = 64         # longest string sent back as a pick (card names are shorter)
 MAX_TRACEBACK = 3000  # characters of traceback tail sent back
+BOT_DIR = "/arena/bot"
 
 
 def _shorten(text: str, limit: int = 80) -> str:
@@ -54,18 +58,50 @@ def encode_pick(value: object) -> dict[str, Any]:
     return {"bad": describe(value)}
 
 
-class Runner:
-    """Loads the bot and serves requests until the request channel closes."""
+_ESCAPES = {i: f"\\u{i:04x}" for i in range(32)}
+_ESCAPES.update({ord('"'): '\\"', ord("\\"): "\\\\"})
 
-    def __init__(self, config: dict[str, Any]) -> None:
-        self.bot_path: str = config["bot"]
-        self.module_name: str = config["module"]
-        self.req = os.fdopen(config["req"], "rb", buffering=1 << 16)
-        self.rep: int = config["rep"]
+
+def to_json(value: object) -> str:
+    """JSON text for the runner's replies (strings, ints, bools, None, lists, dicts)."""
+    if isinstance(value, str):
+        return '"' + value.translate(_ESCAPES) + '"'
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if value is None:
+        return "null"
+    if isinstance(value, int):
+        return str(int(value))
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(to_json(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(to_json(str(k)) + ":" + to_json(v) for k, v in value.items()) + "}"
+    raise TypeError(f"cannot send {type(value).__name__}")
+
+
+class Runner:
+    """Serves one bot for one game until the request channel closes."""
+
+    def __init__(self, req: int, rep: int) -> None:
+        self.req = os.fdopen(req, "rb", buffering=1 << 16)
+        self.rep = rep
         self.module: Any = None
+        self.path = ""
+        self.source = ""
+
+    def receive(self) -> dict[str, Any] | None:
+        """The next request, or None when the channel is closed."""
+        head = self.req.read(4)
+        if len(head) < 4:
+            return None
+        data = self.req.read(int.from_bytes(head, "big"))
+        message: dict[str, Any] = marshal.loads(data)
+        return message
 
     def send(self, message: dict[str, Any]) -> None:
-        data = (json.dumps(message, separators=(",", ":")) + "\n").encode()
+        data = (to_json(message) + "\n").encode("utf-8", "backslashreplace")
         view = memoryview(data)
         while view:
             written = os.write(self.rep, view)
@@ -73,15 +109,19 @@ class Runner:
 
     def failure(self, ident: int, where: str, error: BaseException) -> None:
         """Report an exception raised by the bot's code, with its traceback tail."""
+        import linecache
         import traceback
 
+        if self.path and self.path not in linecache.cache:
+            linecache.cache[self.path] = (len(self.source), None,
+                                          self.source.splitlines(True), self.path)
         frames = [f for f in traceback.extract_tb(error.__traceback__)
                   if f.filename != __file__ and not f.filename.startswith("<frozen")]
         tb = "".join(["Traceback (most recent call last):\n", *traceback.format_list(frames),
                       *traceback.format_exception_only(type(error), error)])
         line = ""
         for frame in reversed(frames):
-            if frame.filename == self.bot_path:
+            if frame.filename == self.path:
                 line = f" (line {frame.lineno}, in {frame.name})"
                 break
         if isinstance(error, SyntaxError):
@@ -91,67 +131,80 @@ class Runner:
         except Exception:
             message = type(error).__name__
         self.send({"id": ident, "error": message + line, "where": where,
-                   "tb": tb[-MAX_TRACEBACK:], "cpu": time.process_time()})
+                   "tb": tb[-MAX_TRACEBACK:]})
 
-    def load(self) -> bool:
-        """Import the bot under a unique module name; report ready or the reason it failed."""
-        import importlib.util
+    def load(self, ident: int, request: dict[str, Any]) -> None:
+        """Run the bot file's code as a fresh module; report ready or why it failed."""
+        import random
 
+        self.path = f"{BOT_DIR}/{request['file']}"
+        self.source = source = request["source"]
+        module = type(sys)("sushi_bot")  # never a standard module's name
+        module.__file__ = self.path
+        sys.modules[module.__name__] = module
+        random.seed(request["seed"])
         try:
-            spec = importlib.util.spec_from_file_location(self.module_name, self.bot_path)
-            if spec is None or spec.loader is None:
-                raise ImportError(f"cannot load {self.bot_path}")
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[self.module_name] = module
-            spec.loader.exec_module(module)
+            code = compile(source, self.path, "exec")
+            exec(code, module.__dict__)
         except BaseException as err:  # anything the bot raises, SystemExit included
             self.flush_output()
-            self.failure(0, "load", err)
-            return False
+            self.failure(ident, "load", err)
+            return
         self.flush_output()
         if not callable(getattr(module, "pick", None)):
-            self.send({"id": 0, "error": "the bot file defines no function pick(obs)",
-                       "where": "load", "tb": ""})
-            return False
+            defined = sorted(n for n, v in vars(module).items()
+                             if callable(v) and not n.startswith("_")
+                             and getattr(v, "__module__", None) == module.__name__)
+            shown = ", ".join(defined[:8]) or "no functions"
+            self.send({"id": ident, "error": f"the bot file defines no function pick(obs) "
+                       f"(it defines: {shown})", "where": "load", "tb": ""})
+            return
         self.module = module
-        hooks = [h for h in ("new_game", "end_game") if callable(getattr(module, h, None))]
-        self.send({"id": 0, "ready": True, "hooks": hooks, "cpu": time.process_time()})
-        return True
+        hooks = [h for h in ("new_game", "resume_game", "end_game")
+                 if callable(getattr(module, h, None))]
+        self.send({"id": ident, "ready": True, "hooks": hooks})
 
     @staticmethod
     def flush_output() -> None:
         for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(Exception):
+            try:  # noqa: SIM105 - no contextlib here: importing it costs a runner's boot
                 stream.flush()
+            except Exception:
+                pass
 
     def serve(self) -> None:
         from engine import Observation
 
-        module = self.module
         while True:
-            line = self.req.readline()
-            if not line:
+            request = self.receive()
+            if request is None:
                 return
-            request = json.loads(line)
             ident = request["id"]
+            op = request["op"]
+            if op == "load":
+                self.load(ident, request)
+                continue
+            module = self.module
+            if module is None:
+                return
             where = "pick"
             try:
-                if request["op"] == "pick":
-                    obs = Observation.from_dict(request["obs"])
-                    game = request.get("game")
-                    if game is not None:
-                        import random
+                if op == "pick":
+                    reply = encode_pick(module.pick(Observation.from_dict(request["obs"])))
+                elif op == "begin":
+                    import random
 
-                        random.seed(game["seed"])
-                        if game.get("new_game") and hasattr(module, "new_game"):
-                            where = "new_game"
-                            module.new_game(obs)
-                            where = "pick"
-                    reply = encode_pick(module.pick(obs))
+                    random.seed(request["seed"])
+                    where = "resume_game" if request["resume"] else "new_game"
+                    hook = getattr(module, where, None)
+                    if callable(hook):
+                        hook(Observation.from_dict(request["obs"]))
+                    reply = {"ok": True}
                 else:
                     where = "end_game"
-                    if hasattr(module, "end_game"):
-                        module.end_game(request["result"])
+                    hook = getattr(module, "end_game", None)
+                    if callable(hook):
+                        hook(request["result"])
                     reply = {"ok": True}
             except BaseException as err:
                 self.flush_output()
@@ -159,9 +212,13 @@ class Runner:
                 continue
             self.flush_output()
             reply["id"] = ident
-            if "game" in request or "result" in request:  # once a game is enough
-                reply["cpu"] = time.process_time()
             self.send(reply)
+
+
+def _literal(text: str) -> dict[str, Any]:
+    """The arena's configuration: a dict literal of ints, strings and None (trusted)."""
+    value: dict[str, Any] = eval(text, {"__builtins__": {}}, {})  # noqa: S307 - from the arena
+    return value
 
 
 def confine(config: dict[str, Any]) -> None:
@@ -170,10 +227,11 @@ def confine(config: dict[str, Any]) -> None:
 
     for name, value in config.get("limits", {}).items():
         resource.setrlimit(getattr(resource, name), (value, value))
-    # A woken bot does not preempt the arena while it sends the other seats' requests, so
-    # all seats of a turn think in parallel.
-    with contextlib.suppress(AttributeError, OSError):
+    # A woken bot does not preempt the arena while it sends the other seats' requests.
+    try:  # noqa: SIM105 - no contextlib (boot time)
         os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+    except (AttributeError, OSError):
+        pass
     uid = config.get("uid")
     if uid is not None and os.getuid() == 0:
         os.setgroups([])
@@ -184,15 +242,19 @@ def confine(config: dict[str, Any]) -> None:
 
 
 def main() -> None:
-    """Entry point: ``python runner.py CONFIG_JSON``."""
-    config = json.loads(sys.argv[1])
+    """Entry point: ``python runner.py CONFIG`` (CONFIG: a Python literal, from the arena)."""
+    config = _literal(sys.argv[1])
     confine(config)
     sys.path.insert(0, config["lib"])
-    runner = Runner(config)
-    import engine  # noqa: F401  (imported before the bot, so a bot cannot shadow it)
+    import random  # noqa: F401  (seeded before the bot's code runs)
 
-    if runner.load():
-        runner.serve()
+    from engine import Observation  # noqa: F401  (before the bot, so it cannot shadow it)
+
+    runner = Runner(config["req"], config["rep"])
+    del config
+    sys.argv[1:] = []
+    runner.send({"id": 0, "hello": True})
+    runner.serve()
 
 
 if __name__ == "__main__":

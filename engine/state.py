@@ -26,11 +26,14 @@ __all__ = [
     "new_game",
     "normalize_pick",
     "DUMMY_NAME",
+    "DUMMY_SEAT",
 ]
 
 #: A pick: one card, or two cards (in placement order) when chopsticks are used.
 Pick = tuple[Card, ...]
 DUMMY_NAME = "dummy"
+#: The dummy's seat in the two-player dummy variant (every per-seat list has it last).
+DUMMY_SEAT = 2
 ROUNDS = 3
 DUMMY_HAND_SIZE = 9
 
@@ -78,6 +81,11 @@ class Rules:
         size = DUMMY_HAND_SIZE if dummy else HAND_SIZES[self.players]
         object.__setattr__(self, "hand_size", size)
         object.__setattr__(self, "variant_names", tuple(v.value for v in self.variant))
+
+    @property
+    def dummy_seat(self) -> int | None:
+        """The dummy's seat (:data:`DUMMY_SEAT`) in the dummy variant, else None."""
+        return DUMMY_SEAT if self.dummy else None
 
     def direction(self, round_: int) -> int:
         """+1 when seat i passes to seat i+1 this round, -1 when it passes to seat i-1."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import secrets
 import signal
 import sqlite3
 import sys
@@ -17,7 +18,17 @@ import typer
 
 from arena.clitools import SandboxChoice, fail
 from arena.logs import setup_logging
-from arena.pool import ArenaOptions, BotLoadError, SandboxUnavailable, check_sandbox, resolve_bots
+from arena.play import check_names
+from arena.pool import (
+    ArenaOptions,
+    BotLoadError,
+    SandboxUnavailable,
+    check_sandbox,
+    resolve_bots,
+    tournament_secret,
+)
+from arena.sandbox import protections
+from arena.textsafe import safe_text
 from engine import Variant, parse_variants
 from tournaments.config import TournamentConfig
 from tournaments.progress import format_duration, make_progress
@@ -67,6 +78,17 @@ def default_cycles(bots: int, players: list[int], *, target: int = GAMES_PER_BOT
     return cycles + cycles % 2 if cycles > 1 else cycles
 
 
+def _stored_seed(out: Path) -> int | None:
+    """The seed of the tournament already in ``out`` (to resume it without --seed), if any."""
+    if not (out / DB_NAME).is_file():
+        return None
+    try:
+        with Store.open(out) as store:
+            return store.config().seed
+    except (StoreError, sqlite3.Error):
+        return None
+
+
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
@@ -97,12 +119,18 @@ def tournament_command(
     cycles: Annotated[int | None, typer.Option(
         min=1, help="Complete schedules, each with fresh deals. Default: enough for every "
         f"bot to play {GAMES_PER_BOT} games.", show_default=False)] = None,
-    seed: Annotated[int, typer.Option(help="Seed of every deal (and of random tables).")] = 0,
+    seed: Annotated[int | None, typer.Option(
+        help="Seed of every deal (and of random tables). Default: drawn at random (and kept "
+        "with the results); a seed bots could guess makes the deals guessable.",
+        show_default=False)] = None,
     move_time: Annotated[float, typer.Option(
         "--move-time", min=0.001, help="Seconds a bot may think per pick.")] = 1.0,
     workers: Annotated[int | None, typer.Option(
         min=1, help="Games played in parallel. Default: the number of cores.",
         show_default=False)] = None,
+    cores: Annotated[int | None, typer.Option(
+        min=1, help="Cores the run may use: at most this many bots think at once, each on a "
+        "core of its own. Default: every core of this machine.", show_default=False)] = None,
     out: Annotated[Path | None, typer.Option(
         help="Output folder; an existing one is resumed. Default: a new folder under "
         "./arena-results/.", show_default=False)] = None,
@@ -145,9 +173,14 @@ def tournament_command(
     try:
         specs = resolve_bots(bots or [])
     except (BotLoadError, OSError) as err:
-        fail(str(err))
+        fail(safe_text(str(err)))
+    check_names(specs)
     if len(specs) < 2:
         fail(f"a tournament needs at least 2 bots, got {len(specs)}")
+    if seed is None:
+        seed = _stored_seed(out) if out is not None else None
+        if seed is None:
+            seed = secrets.randbits(52)
     try:
         if cycles is None:
             cycles = 1 if schedule is ScheduleKind.RANDOM else default_cycles(len(specs), sizes)
@@ -156,38 +189,48 @@ def tournament_command(
                              move_time=move_time)
         config.build()
     except (ScheduleError, OSError) as err:
-        fail(str(err))
+        fail(safe_text(str(err)))
     if address is not None and executor is not Executor.RAY:
         fail("--address needs --executor ray")
     if executor is Executor.RAY:
         try:
             require_ray(address)
         except RayUnavailable as err:
-            fail(str(err))
+            fail(safe_text(str(err)))
     workers = workers or _cores()
     out = out if out is not None else _fresh_out()
-    options = ArenaOptions(move_time=move_time, sandbox=sandbox.value, log_dir=out / "logs")
+    options = ArenaOptions(move_time=move_time, sandbox=sandbox.value, log_dir=out / "logs",
+                           secret=tournament_secret(seed))
     try:
         check_sandbox(options)
     except SandboxUnavailable as err:
-        fail(f"{err} (use --sandbox none to run bots unsandboxed)")
+        fail(f"{safe_text(str(err))} (use --sandbox none to run bots unsandboxed)")
     _run(specs, config, out=out, options=options, workers=workers, records=records,
-         dry_run=dry_run, yes=yes, quiet=quiet, executor=executor.value, address=address)
+         dry_run=dry_run, yes=yes, quiet=quiet, executor=executor.value, address=address,
+         cores=min(cores or _cores(), _cores()))
 
 
 def _run(specs: list[Any], config: TournamentConfig, *, out: Path, options: Any, workers: int,
          records: bool, dry_run: bool, yes: bool, quiet: bool, executor: str = "local",
-         address: str | None = None) -> None:
+         address: str | None = None, cores: int = 1) -> None:
     store: Store | None = None
     try:
         if not dry_run or (out / DB_NAME).exists():
             store = Store.open(out, config)
         the_plan = plan(config, store, workers)
-        typer.echo(the_plan.summary(workers))
+        typer.echo(safe_text(the_plan.summary(workers), multiline=True))
         if dry_run:
             return
         assert store is not None
-        typer.echo(f"output: {out}")
+        typer.echo(f"output: {safe_text(str(out))}")
+        if executor == "local":
+            typer.echo(f"concurrency: {workers} worker(s), at most {cores} bot(s) thinking at "
+                       "once, each on a core of its own (--workers, --cores)")
+        if options.sandbox != "none":
+            missing = protections().missing()
+            if missing:
+                typer.echo(f"note: no {' or '.join(missing)} for the bots on this host "
+                           "(see arena doctor and docs/security.md)")
         setup_logging(out / LOG_NAME)
         if (the_plan.estimate > CONFIRM_SECONDS and not yes and sys.stdin.isatty()
                 and not typer.confirm(f"This may take {format_duration(the_plan.estimate)}. "
@@ -199,29 +242,31 @@ def _run(specs: list[Any], config: TournamentConfig, *, out: Path, options: Any,
             ranking = play_tournament(specs, store, the_plan, out=out, options=options,
                                       workers=workers, records=records,
                                       progress=make_progress(quiet=quiet),
-                                      executor=executor, address=address)
+                                      executor=executor, address=address, cores=cores)
         finally:
             if main:
                 signal.signal(signal.SIGTERM, previous)
     except StoreError as err:
-        fail(str(err))
-    except RunError as err:
-        fail(f"{err} (games finished so far are stored in {out})", 1)
+        fail(safe_text(str(err)))
+    except RunError as err:  # its message may quote a bot's exception
+        fail(f"{safe_text(str(err))} (games finished so far are stored in "
+             f"{safe_text(str(out))})", 1)
     except RayUnavailable as err:
-        fail(str(err), 1)
+        fail(safe_text(str(err)), 1)
     except (sqlite3.Error, OSError) as err:
-        fail(f"cannot write the results in {out}: {err}", 1)
+        fail(safe_text(f"cannot write the results in {out}: {err}"), 1)
     except KeyboardInterrupt:
         stored = store.count() if store is not None else 0
-        typer.echo(f"\ninterrupted: {stored} of {len(config.build())} games stored in {out}; "
-                   f"run the same command with --out {out} to resume", err=True)
+        shown = safe_text(str(out))
+        typer.echo(f"\ninterrupted: {stored} of {len(config.build())} games stored in {shown}; "
+                   f"run the same command with --out {shown} to resume", err=True)
         raise typer.Exit(130) from None
     finally:
         if store is not None:
             store.close()
     typer.echo("")
     typer.echo(ranking_table(ranking))
-    typer.echo(f"\nresults: {out}/ (ranking.json, ranking.md, ranking.csv)")
+    typer.echo(f"\nresults: {safe_text(str(out))}/ (ranking.json, ranking.md, ranking.csv)")
 
 
 def rank_command(
@@ -238,9 +283,12 @@ def rank_command(
         if write:
             write_rankings(directory, ranking)
     except StoreError as err:
-        fail(str(err))
+        fail(safe_text(str(err)))
     except sqlite3.Error as err:
-        fail(f"{directory / DB_NAME} is damaged ({err})")
+        fail(safe_text(f"{directory / DB_NAME} is damaged ({err})"))
     text = {RankFormat.TABLE: ranking_table, RankFormat.MD: ranking_markdown,
             RankFormat.CSV: ranking_csv, RankFormat.JSON: ranking_json}[format](ranking)
-    typer.echo(text.rstrip("\n"))
+    if format is RankFormat.JSON:  # JSON escapes every control and non-ASCII character itself
+        typer.echo(text.rstrip("\n"))
+    else:
+        typer.echo(safe_text(text.rstrip("\n"), multiline=True))

@@ -10,7 +10,10 @@ import time
 from typing import Protocol, TextIO
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn
+
+from arena.textsafe import safe_text
 
 __all__ = ["ProgressView", "make_progress", "format_duration", "PlainProgress", "RichProgress",
            "NoProgress"]
@@ -79,7 +82,8 @@ class PlainProgress:
     def update(self, done: int, leader: str) -> None:
         assert self._rate is not None
         rate, eta = self._rate.figures(done)
-        self._line = f"{done}/{self._rate.total} games  {rate}  {eta}  leader: {leader}"
+        self._line = (f"{done}/{self._rate.total} games  {rate}  {eta}  "
+                      f"leader: {safe_text(leader)}")
         now = time.monotonic()
         if now - self._last >= self.every or done == self._rate.total:
             self._last = now
@@ -111,7 +115,9 @@ class RichProgress:
     def update(self, done: int, leader: str) -> None:
         assert self._rate is not None
         rate, eta = self._rate.figures(done)
-        self._progress.update(self._task, completed=done, rate=rate, eta=eta, leader=leader)
+        # A bot's name is not markup: "[link=...]" in a file name must stay text.
+        self._progress.update(self._task, completed=done, rate=rate, eta=eta,
+                              leader=escape(safe_text(leader)))
 
     def close(self) -> None:
         self._progress.stop()

@@ -128,7 +128,7 @@ def _close_pools() -> None:
 
 def play_remote(bots: Sequence[ShippedBot], options: Any, variant: Sequence[str],
                 index: int, seats: Sequence[int], seed: int
-                ) -> tuple[int, dict[str, Any], float, list[float]]:
+                ) -> tuple[int, dict[str, Any], float, list[float], list[dict[str, Any]]]:
     """Task body: play one scheduled game on this worker's long-lived bot pool."""
     from arena.pool import BotPool
 
@@ -136,10 +136,14 @@ def play_remote(bots: Sequence[ShippedBot], options: Any, variant: Sequence[str]
     if pool is None:
         if not _POOLS:
             atexit.register(_close_pools)
-        pool = _POOLS[options] = BotPool(options)
+        from arena.slots import LocalSlots
+
+        # Ray gives a task one CPU: one bot of the game thinks at a time, on it.
+        pool = _POOLS[options] = BotPool(options, slots=LocalSlots(1))
     specs = _materialize(bots)
     result = pool.play([specs[i] for i in seats], seed, tuple(variant))
-    return index, result.record, float(result.seconds), [float(s) for s in result.pick_seconds]
+    return (index, result.record, float(result.seconds),
+            [float(s) for s in result.pick_seconds], [t.to_json() for t in result.timing])
 
 
 # ---------------------------------------------------------------------- on the driver
@@ -203,7 +207,7 @@ def run_games_ray(
             for ref in done:
                 game = pending.pop(ref)
                 try:
-                    index, record, seconds, pick_seconds = ray.get(ref)
+                    index, record, seconds, pick_seconds, timing = ray.get(ref)
                 except Exception as err:  # RayTaskError, WorkerCrashedError after retries
                     first = str(err).strip().splitlines()[-1] if str(err).strip() else ""
                     raise RunError(f"game {game.index + 1}: {type(err).__name__}: "
@@ -211,7 +215,7 @@ def run_games_ray(
                 if index != game.index:
                     raise RunError(f"game {game.index + 1}: a worker answered for game "
                                    f"{index + 1}")
-                on_finished(Finished(game, record, seconds, pick_seconds))
+                on_finished(Finished(game, record, seconds, pick_seconds, timing))
             submit()
     except KeyboardInterrupt:
         for ref in list(pending):

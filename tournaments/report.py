@@ -2,6 +2,10 @@
 
 Everything here is a pure function of the stored games and the tournament's identity (no
 clocks, no timings), so the files are byte-identical for any worker count and after resumes.
+
+ranking.json holds names exactly (JSON escapes what needs it); the tables for people (Markdown,
+CSV, terminal) show them through :func:`arena.textsafe.safe_text`, so a bot's name or a stored
+fault kind cannot carry control, bidi or invalid characters to a terminal or editor.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import Any
 
 from tabulate import tabulate
 
+from arena.textsafe import safe_text
 from tournaments.config import TournamentConfig
 from tournaments.rating import TRUESKILL_PARAMS, Ratings
 from tournaments.schedule import ScheduledGame
@@ -25,6 +30,7 @@ from tournaments.stats import (
     bootstrap_resamples,
     bot_stats,
     head_to_head,
+    time_stats,
 )
 from tournaments.store import StoredGame, StoreError
 
@@ -40,6 +46,8 @@ __all__ = [
 ]
 
 RANKING_FORMAT = "sushi-go-ranking/1"
+#: A ranking row's times per request (tables and pages only; not in ranking.json).
+TIME_KEY = "time"
 DIGITS = 4
 
 
@@ -83,6 +91,7 @@ def build_ranking(config: TournamentConfig, stored: Sequence[StoredGame]) -> dic
     resamples = bootstrap_resamples(deals, k)
     spread = bootstrap_ranks(facts, order, resamples=resamples, seed=config.seed)
     share, met = head_to_head(facts, k)
+    times = time_stats([(g.seats, g.timing) for g in stored], k)
     bots = []
     for rank, b in enumerate(order, 1):
         s = stats[b]
@@ -96,6 +105,7 @@ def build_ranking(config: TournamentConfig, stored: Sequence[StoredGame]) -> dic
             "mean_place": _r(s.mean_place), "faults": faults,
             "rank_low": spread[b].low, "rank_high": spread[b].high,
             "rank_confidence": _r(spread[b].same),
+            TIME_KEY: times[b].to_json(),
         })
     h2h = {names[a]: {names[b]: {"share": _r(share[a][b]), "meetings": met[a][b]}
                       for b in order if b != a and met[a][b]} for a in order}
@@ -119,12 +129,39 @@ def build_ranking(config: TournamentConfig, stored: Sequence[StoredGame]) -> dic
 
 
 def ranking_json(ranking: dict[str, Any]) -> str:
-    """ranking.json text: sorted keys, two-space indent, final newline."""
-    return json.dumps(ranking, sort_keys=True, indent=2) + "\n"
+    """ranking.json text: sorted keys, two-space indent, final newline.
+
+    Only what the stored games decide: the bots' times (which vary from run to run) are left
+    out, so the file is identical for any worker count and after any resume.
+    """
+    bots = [{k: v for k, v in bot.items() if k != TIME_KEY} for bot in ranking["bots"]]
+    return json.dumps({**ranking, "bots": bots}, sort_keys=True, indent=2) + "\n"
+
+
+def _ms(value: float | None) -> str:
+    return "–" if value is None else f"{value:.0f}" if value >= 10 else f"{value:.1f}"
+
+
+def time_text(bot: dict[str, Any]) -> str:
+    """``wall/cpu`` milliseconds per request of a ranking row (``–`` where unknown)."""
+    time = bot.get(TIME_KEY) or {}
+    if not time.get("requests"):
+        return "–"
+    return f"{_ms(time.get('wall_ms'))}/{_ms(time.get('cpu_ms'))}"
+
+
+def _shown(text: object) -> str:
+    """Text from the store as a table shows it (escaped; one line)."""
+    return safe_text(str(text))
+
+
+def _md(text: object) -> str:
+    """Text for a Markdown table cell: escaped, with ``|`` not ending the cell."""
+    return _shown(text).replace("|", "\\|")
 
 
 def _faults_text(faults: dict[str, int]) -> str:
-    parts = [f"{n} {kind}" for kind, n in faults.items() if n]
+    parts = [f"{n} {_shown(kind)}" for kind, n in faults.items() if n]
     return ", ".join(parts) if parts else "0"
 
 
@@ -134,17 +171,17 @@ def _rows(ranking: dict[str, Any]) -> list[list[Any]]:
         low, high = bot["rank_low"], bot["rank_high"]
         spread = f"{low}" if low == high else f"{low}–{high}"
         rows.append([
-            bot["rank"], bot["name"], f"{bot['rating']:.2f}", f"{bot['mu']:.2f}",
+            bot["rank"], _md(bot["name"]), f"{bot['rating']:.2f}", f"{bot['mu']:.2f}",
             f"{bot['sigma']:.2f}", bot["games"], f"{bot['wins']:g}",
             f"{100 * bot['win_share']:.1f}%", f"{bot['mean_score']:.2f}",
             f"{bot['mean_place']:.2f}", f"{spread} ({100 * bot['rank_confidence']:.0f}%)",
-            _faults_text(bot["faults"]),
+            _faults_text(bot["faults"]), time_text(bot),
         ])
     return rows
 
 
 _HEADERS = ["#", "bot", "rating", "mu", "sigma", "games", "wins", "win %", "mean score",
-            "mean place", "rank 90% (same)", "faults"]
+            "mean place", "rank 90% (same)", "faults", "ms/request (wall/cpu)"]
 
 
 def _summary(ranking: dict[str, Any]) -> str:
@@ -153,20 +190,20 @@ def _summary(ranking: dict[str, Any]) -> str:
     variant = f", variants: {', '.join(t['variant'])}" if t["variant"] else ""
     done = ("" if ranking["complete"]
             else f" (of {ranking['planned_games']} planned; incomplete)")
-    return (f"{ranking['games']} games{done}, {sizes}-player tables, {t['schedule']}, "
-            f"{t['cycles']} cycle(s), seed {t['seed']}{variant}")
+    return _shown(f"{ranking['games']} games{done}, {sizes}-player tables, {t['schedule']}, "
+                  f"{t['cycles']} cycle(s), seed {t['seed']}{variant}")
 
 
 def _h2h_rows(ranking: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     names = [bot["name"] for bot in ranking["bots"]]
     rows = []
     for a in names:
-        row = [a]
+        row = [_md(a)]
         for b in names:
             cell = ranking["head_to_head"].get(a, {}).get(b)
             row.append("—" if a == b or cell is None else f"{100 * cell['share']:.0f}%")
         rows.append(row)
-    return ["ahead of →"] + names, rows
+    return ["ahead of →"] + [_md(n) for n in names], rows
 
 
 def ranking_markdown(ranking: dict[str, Any]) -> str:
@@ -196,20 +233,25 @@ def ranking_csv(ranking: dict[str, Any]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     fields = ["rank", "name", "rating", "mu", "sigma", "games", "seats", "wins", "win_share",
               "mean_score", "mean_place", "rank_low", "rank_high", "rank_confidence"]
-    writer.writerow(fields + [f"faults_{k}" for k in kinds])
+    times = ["requests", "wall_ms", "wall_max_ms", "cpu_ms"]
+    writer.writerow(fields + [f"faults_{_shown(k)}" for k in kinds] + times)
     for bot in ranking["bots"]:
-        writer.writerow([bot[f] for f in fields] + [bot["faults"].get(k, 0) for k in kinds])
+        time = bot.get(TIME_KEY) or {}
+        writer.writerow([_shown(bot[f]) if f == "name" else bot[f] for f in fields]
+                        + [bot["faults"].get(k, 0) for k in kinds]
+                        + ["" if time.get(t) is None else time[t] for t in times])
     return out.getvalue()
 
 
 #: Longest bot name shown whole in the terminal table (longer ones end with an ellipsis).
 TERMINAL_NAME = 16
 _FAULT_LETTERS = {"start": "s", "timeout": "t", "crash": "c", "illegal": "i", "protocol": "p"}
-_TERMINAL_HEADERS = ["#", "bot", "rating", "games", "win %", "score", "place", "rank (kept)",
-                     "faults"]
+_TERMINAL_HEADERS = ["#", "bot", "rating", "games", "win %", "score", "rank (kept)", "faults",
+                     "ms/pick"]
 
 
 def _short_name(name: str) -> str:
+    name = _shown(name)
     return name if len(name) <= TERMINAL_NAME else name[:TERMINAL_NAME - 1] + "…"
 
 
@@ -218,13 +260,12 @@ def _terminal_rows(ranking: dict[str, Any]) -> list[list[Any]]:
     for bot in ranking["bots"]:
         low, high = bot["rank_low"], bot["rank_high"]
         spread = f"{low}" if low == high else f"{low}–{high}"
-        faults = " ".join(f"{_FAULT_LETTERS.get(kind, kind)}{n}"
+        faults = " ".join(f"{_FAULT_LETTERS.get(kind) or _shown(kind)}{n}"
                           for kind, n in bot["faults"].items() if n) or "0"
         rows.append([
             bot["rank"], _short_name(bot["name"]), f"{bot['rating']:.2f}", bot["games"],
-            f"{100 * bot['win_share']:.1f}",
-            f"{bot['mean_score']:.1f}", f"{bot['mean_place']:.2f}",
-            f"{spread} ({100 * bot['rank_confidence']:.0f}%)", faults,
+            f"{100 * bot['win_share']:.1f}", f"{bot['mean_score']:.1f}",
+            f"{spread} ({100 * bot['rank_confidence']:.0f}%)", faults, time_text(bot),
         ])
     return rows
 
@@ -246,9 +287,9 @@ def ranking_table(ranking: dict[str, Any]) -> str:
 
     table = [line(_TERMINAL_HEADERS), "  ".join("-" * w for w in widths)]
     table += [line(row) for row in rows]
-    legend = ["rating = mu − 3σ (TrueSkill; --format md shows mu, σ, wins); rank (kept): the",
-              "90% bootstrap range of the rank and how often it held; faults: s=start",
-              "t=timeout c=crash i=illegal p=protocol"]
+    legend = ["rating = mu − 3σ (TrueSkill; --format md shows mu, σ, wins, place); rank",
+              "(kept): the 90% bootstrap range of the rank and how often it held; faults:",
+              "s=start t=timeout c=crash i=illegal p=protocol; ms/pick: wall/CPU per request"]
     return "\n".join([_summary(ranking), "", *table, "", *legend])
 
 

@@ -13,17 +13,19 @@ import os
 import queue
 import signal
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.slots import usable_cores
 from tournaments.schedule import ScheduledGame
 
 __all__ = ["Finished", "RunError", "PoolFactory", "arena_pool", "run_games"]
 
-#: Makes a bot pool from arena options: an object with ``play(bots, seed, variant)`` returning
-#: a result with ``record``, ``seconds`` and ``pick_seconds``, and ``close()``.
-PoolFactory = Callable[[Any], Any]
+#: Makes a bot pool from arena options and the run's shared core slots: an object with
+#: ``play(bots, seed, variant)`` returning a result with ``record``, ``seconds`` and
+#: ``pick_seconds``, and ``close()``.
+PoolFactory = Callable[[Any, Any], Any]
 
 _POLL_SECONDS = 0.5
 
@@ -40,12 +42,15 @@ class Finished:
     record: dict[str, Any]
     seconds: float
     pick_seconds: list[float]
+    #: Per seat: requests, wall and CPU time of its bot (``SeatTiming.to_json``).
+    timing: list[dict[str, Any]] = field(default_factory=list)
 
 
-def arena_pool(options: Any) -> Any:
-    """The real bot pool: ``arena.pool.BotPool(options)``."""
+def arena_pool(options: Any, slots: Any = None) -> Any:
+    """The real bot pool: ``arena.pool.BotPool(options)`` taking its core slots from ``slots``
+    (shared by every worker of the run)."""
     from arena.pool import BotPool
-    return BotPool(options)
+    return BotPool(options, slots=slots)
 
 
 def _stop_on_term(signum: int, frame: object) -> None:
@@ -53,7 +58,8 @@ def _stop_on_term(signum: int, frame: object) -> None:
 
 
 def _worker(bots: Sequence[Any], options: Any, variant: tuple[str, ...], tasks: Any,
-            results: Any, stop: Any, factory: PoolFactory, log_file: Path | None = None) -> None:
+            results: Any, stop: Any, factory: PoolFactory, log_file: Path | None = None,
+            slots: Any = None) -> None:
     """Worker process body: play games from ``tasks`` until a ``None`` arrives."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)        # the parent handles Ctrl-C
     if log_file is not None:
@@ -64,7 +70,7 @@ def _worker(bots: Sequence[Any], options: Any, variant: tuple[str, ...], tasks: 
     parent = os.getppid()
     pool = None
     try:
-        pool = factory(options)
+        pool = factory(options, slots)
         while not stop.is_set():
             try:
                 task = tasks.get(timeout=1.0)
@@ -80,8 +86,9 @@ def _worker(bots: Sequence[Any], options: Any, variant: tuple[str, ...], tasks: 
             except Exception as err:
                 results.put(("error", index, f"{type(err).__name__}: {err}"))
                 break
+            timing = [t.to_json() for t in getattr(result, "timing", [])]
             results.put(("done", index, (result.record, float(result.seconds),
-                                         [float(s) for s in result.pick_seconds])))
+                                         [float(s) for s in result.pick_seconds], timing)))
     except SystemExit:
         results.cancel_join_thread()
     except Exception as err:
@@ -114,8 +121,12 @@ def run_games(
     on_finished: Callable[[Finished], None],
     pool_factory: PoolFactory = arena_pool,
     log_file: Path | None = None,
+    cores: int | None = None,
 ) -> None:
     """Play ``games`` (bots by index into ``bots``) on ``workers`` processes.
+
+    At most ``cores`` bots (default: every core this process may use) think at once across all
+    the workers: they share one semaphore of core slots.
 
     ``on_finished`` runs in this process for every game, in completion order. Raises
     :class:`RunError` if a game cannot be played; ``KeyboardInterrupt`` stops the workers
@@ -129,13 +140,14 @@ def run_games(
     tasks = ctx.Queue()
     results = ctx.Queue()
     stop = ctx.Event()
+    slots = ctx.Semaphore(cores or usable_cores())
     for game in games:
         tasks.put((game.index, game.seats, game.seed))
     for _ in range(workers):
         tasks.put(None)
     procs = [ctx.Process(target=_worker, name=f"tournament-worker-{i}",
                          args=(list(bots), options, tuple(variant), tasks, results, stop,
-                               pool_factory, log_file))
+                               pool_factory, log_file, slots))
              for i in range(workers)]
     pending = {game.index: game for game in games}
     try:
@@ -152,8 +164,8 @@ def run_games(
             if kind == "error":
                 where = "" if index is None else f"game {index + 1}: "
                 raise RunError(f"{where}{payload}")
-            record, seconds, pick_seconds = payload
-            on_finished(Finished(pending.pop(index), record, seconds, pick_seconds))
+            record, seconds, pick_seconds, timing = payload
+            on_finished(Finished(pending.pop(index), record, seconds, pick_seconds, timing))
         for p in procs:
             p.join(timeout=30)
     finally:

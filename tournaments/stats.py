@@ -11,8 +11,12 @@ from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
+from arena.faults import FAULT_KINDS
+
 __all__ = [
     "FAULT_KINDS",
+    "TimeStats",
+    "time_stats",
     "GameFacts",
     "BotStats",
     "bot_stats",
@@ -22,7 +26,6 @@ __all__ = [
     "RankSpread",
 ]
 
-FAULT_KINDS = ("start", "timeout", "crash", "illegal", "protocol")
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,3 +173,49 @@ def bootstrap_ranks(games: Sequence[GameFacts], order: Sequence[int], *,
         same = sum(1 for r in rs if r == table_rank[bot]) / len(rs)
         spreads.append(RankSpread(low, high, same))
     return spreads
+
+
+@dataclass(slots=True)
+class TimeStats:
+    """How long a bot took per request (picks and hook calls), wall and CPU, over its games."""
+
+    requests: int = 0
+    wall: float = 0.0
+    wall_max: float = 0.0
+    cpu: float = 0.0
+    cpu_requests: int = 0       #: requests whose CPU time was measured
+
+    @property
+    def wall_mean(self) -> float:
+        """Mean seconds from sending a request to its reply."""
+        return self.wall / self.requests if self.requests else 0.0
+
+    @property
+    def cpu_mean(self) -> float | None:
+        """Mean CPU seconds per request, where measured."""
+        return self.cpu / self.cpu_requests if self.cpu_requests else None
+
+    def to_json(self) -> dict[str, float | int | None]:
+        """Milliseconds, for tables and pages."""
+        cpu = self.cpu_mean
+        return {"requests": self.requests, "wall_ms": round(1000 * self.wall_mean, 3),
+                "wall_max_ms": round(1000 * self.wall_max, 3),
+                "cpu_ms": None if cpu is None else round(1000 * cpu, 3)}
+
+
+def time_stats(games: Sequence[tuple[Sequence[int], Sequence[dict[str, object]]]], bots: int
+               ) -> list[TimeStats]:
+    """Per bot: ``games`` are (bot index per seat, timing per seat) pairs."""
+    stats = [TimeStats() for _ in range(bots)]
+    for seats, timing in games:
+        for bot, seat_time in zip(seats, timing, strict=False):
+            s = stats[bot]
+            requests = int(seat_time.get("requests", 0) or 0)  # type: ignore[call-overload]
+            s.requests += requests
+            s.wall += float(seat_time.get("wall", 0.0) or 0.0)  # type: ignore[arg-type]
+            s.wall_max = max(s.wall_max, float(seat_time.get("wall_max", 0.0) or 0.0))  # type: ignore[arg-type]
+            cpu = seat_time.get("cpu")
+            if isinstance(cpu, (int, float)):
+                s.cpu += float(cpu)
+                s.cpu_requests += requests
+    return stats

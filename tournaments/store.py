@@ -12,7 +12,7 @@ import json
 import sqlite3
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
@@ -38,7 +38,8 @@ CREATE TABLE games (
     seconds REAL NOT NULL,
     pick_seconds TEXT NOT NULL,
     record BLOB NOT NULL,
-    finished_at TEXT NOT NULL
+    finished_at TEXT NOT NULL,
+    timing TEXT NOT NULL DEFAULT '[]'
 );
 """
 _COLUMNS = {"idx", "seed", "seats", "scores", "places", "faults", "seconds", "pick_seconds",
@@ -61,6 +62,8 @@ class StoredGame:
     faults: list[dict[str, Any]]
     seconds: float
     pick_seconds: list[float]
+    #: Per seat: {"requests", "wall", "wall_max", "cpu"} (empty for games stored before).
+    timing: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _writer_lock(directory: Path) -> TextIO:
@@ -137,6 +140,11 @@ class Store:
         else:
             self._check(tables)
             conn.execute("PRAGMA journal_mode = WAL")
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(games)")}
+            if "timing" not in columns and config is not None:  # made before timings existed
+                with conn:
+                    conn.execute("ALTER TABLE games ADD COLUMN timing TEXT NOT NULL "
+                                 "DEFAULT '[]'")
             if config is not None:
                 mismatch = identity_mismatch(self.identity(), config.identity())
                 if mismatch:
@@ -194,14 +202,16 @@ class Store:
 
     def games(self) -> list[StoredGame]:
         """Every stored game, in schedule order."""
+        columns = {row[1] for row in self._conn.execute("PRAGMA table_info(games)")}
+        timing = "timing" if "timing" in columns else "'[]'"
         rows = self._conn.execute(
-            "SELECT idx, seed, seats, scores, places, faults, seconds, pick_seconds "
-            "FROM games ORDER BY idx")
+            "SELECT idx, seed, seats, scores, places, faults, seconds, pick_seconds, "
+            f"{timing} FROM games ORDER BY idx")
         try:
             return [StoredGame(idx, seed, tuple(json.loads(seats)), json.loads(scores),
                                json.loads(places), json.loads(faults), seconds,
-                               json.loads(picks))
-                    for idx, seed, seats, scores, places, faults, seconds, picks in rows]
+                               json.loads(picks), json.loads(times))
+                    for idx, seed, seats, scores, places, faults, seconds, picks, times in rows]
         except (ValueError, TypeError) as err:
             raise StoreError(f"{self.path} is damaged (bad game row: {err})") from None
 
@@ -220,18 +230,20 @@ class Store:
 
     # ------------------------------------------------------------------ writing
     def add(self, game: ScheduledGame, record: Mapping[str, Any], *, seconds: float,
-            pick_seconds: Sequence[float]) -> None:
+            pick_seconds: Sequence[float], timing: Sequence[Mapping[str, Any]] = ()) -> None:
         """Store one finished game and commit it."""
         blob = zlib.compress(json.dumps(record, separators=(",", ":")).encode(), 6)
         with self._conn:
             self._conn.execute(
                 "INSERT INTO games (idx, seed, seats, scores, places, faults, seconds, "
-                "pick_seconds, record, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "pick_seconds, record, finished_at, timing) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (game.index, game.seed, json.dumps(list(game.seats)),
                  json.dumps(record["scores"]), json.dumps(record["places"]),
                  json.dumps(record.get("faults", [])), float(seconds),
                  json.dumps([float(s) for s in pick_seconds]), blob,
-                 datetime.now(UTC).isoformat(timespec="milliseconds")))
+                 datetime.now(UTC).isoformat(timespec="milliseconds"),
+                 json.dumps([dict(t) for t in timing])))
 
     def close(self) -> None:
         """Close the connection (and release the writer's lock)."""

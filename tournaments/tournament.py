@@ -150,6 +150,7 @@ def play_tournament(
     pool_factory: PoolFactory = arena_pool,
     executor: str = "local",
     address: str | None = None,
+    cores: int | None = None,
 ) -> dict[str, Any]:
     """Play the plan's missing games, storing each as it ends; returns the ranking.
 
@@ -171,7 +172,8 @@ def play_tournament(
 
     def finished(f: Finished) -> None:
         nonlocal done
-        store.add(f.game, f.record, seconds=f.seconds, pick_seconds=f.pick_seconds)
+        store.add(f.game, f.record, seconds=f.seconds, pick_seconds=f.pick_seconds,
+                  timing=f.timing)
         if records:
             _write_record(out, f.game.index, f.record)
         live.add(f.game.seats, f.record["places"])
@@ -188,7 +190,7 @@ def play_tournament(
         else:
             run_games(specs, the_plan.missing, options=options, variant=config.variant,
                       workers=workers, on_finished=finished, pool_factory=pool_factory,
-                      log_file=out / LOG_NAME)
+                      log_file=out / LOG_NAME, cores=cores)
     finally:
         progress.close()
     ranking = build_ranking(config, store.games())

@@ -35,8 +35,6 @@ def play(pool: BotPool, hostile: Path, name: str = "hostile", seed: int = 1) -> 
     result = pool.play([spec(name, hostile), *good], seed=seed)
     replay(result.record)
     assert [f for f in result.faults if f.seat != 0] == []
-    good_procs = [p for s in good for p in pool._idle.get(s, [])]
-    assert len(good_procs) == 2 and all(p.alive for p in good_procs)
     return result
 
 
@@ -91,10 +89,11 @@ def test_fault_details_say_what_happened(pool: BotPool) -> None:
 
 
 def test_fork_bomb_leaves_nothing(pool: BotPool) -> None:
+    # Under seccomp fork fails (the bomb spins until its deadline); without it, pids cgroup
+    # and RLIMIT_NPROC hold it.
     result = play(pool, BOTS / "forkbomb.py")
     assert set(kinds(result)) == {"timeout"}
-    live = {p.uid for ps in pool._idle.values() for p in ps}
-    assert len(pool.hub.uids - live) == MAX_FAULTS  # the killed bombs...
+    live = {p.uid for p in pool._warm}
     assert wait_until(lambda: not processes_of_uids(pool.hub.uids - live))  # ...left nothing
     pool.close()
     assert wait_until(lambda: not processes_of_uids(pool.hub.uids))
@@ -111,7 +110,7 @@ def test_slow_import_is_a_start_fault(tmp_path: Path) -> None:
     with BotPool(options(startup_time=2.0)) as pool:
         result = play(pool, BOTS / "slow_import.py")
         assert kinds(result) == ["start"]
-        again = play(pool, BOTS / "slow_import.py", seed=2)  # remembered, not waited on again
+        again = play(pool, BOTS / "slow_import.py", seed=2)  # every game loads afresh
         assert kinds(again) == ["start"] and again.pick_seconds[0] == 0.0
 
 
@@ -129,31 +128,32 @@ def test_parricide_harms_nobody(pool: BotPool) -> None:
     assert kinds(result) == []
 
 
-def test_daemon_does_not_outlive_the_pool(pool: BotPool, tmp_path: Path) -> None:
+def test_no_process_can_be_started(pool: BotPool, tmp_path: Path) -> None:
+    # Daemons, orphans and fork bombs need new processes: seccomp refuses them all.
     marker = f"daemon-{uuid.uuid4().hex}"
     bot = write_bot(tmp_path, "daemon", f'''
 import os, subprocess, sys
 MARKER = "{marker}"
 CODE = "import time\\nwhile True: time.sleep(1)"
-started = []
+refused = []
 
 def pick(obs):
-    if not started:
-        started.append(1)
+    try:
         subprocess.Popen([sys.executable, "-c", CODE, MARKER], start_new_session=True,
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return "STARTED"
+    except PermissionError:
+        pass
+    try:
         if os.fork() == 0:
-            os.setsid()
-            if os.fork() == 0:
-                os.execv(sys.executable, [sys.executable, "-c", CODE, MARKER])
-            os._exit(0)
-    return obs.hand[0]
+            os.execv(sys.executable, [sys.executable, "-c", CODE, MARKER])
+        return "FORKED"
+    except PermissionError:
+        return obs.hand[0]
 ''')
     result = play(pool, bot)
     assert kinds(result) == []
-    assert wait_until(lambda: len(processes_matching(marker)) == 2)  # the daemons run...
-    pool.close()
-    assert wait_until(lambda: not processes_matching(marker))  # ...but not after the pool
+    assert not processes_matching(marker)
 
 
 def test_nothing_outlives_a_killed_arena(tmp_path: Path) -> None:
@@ -161,28 +161,21 @@ def test_nothing_outlives_a_killed_arena(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    marker = f"orphan-{uuid.uuid4().hex}"
-    bot = write_bot(tmp_path, "orphan", f'''
-import subprocess, sys
-subprocess.Popen([sys.executable, "-c", "import time\\ntime.sleep(600)", "{marker}"],
-                 start_new_session=True)
-
-def pick(obs):
-    return obs.hand[0]
-''')
+    bot = write_bot(tmp_path, "sleepy", "import time\n\ndef pick(obs):\n"
+                                         "    time.sleep(600)\n")
     script = f'''
-import time
 from pathlib import Path
 from arena.pool import ArenaOptions, BotPool, BotSpec
-pool = BotPool(ArenaOptions(sandbox="bwrap", move_time=0.3, grace=0.7))
-pool.play([BotSpec("orphan", Path("{bot}")), BotSpec("orphan2", Path("{bot}"))], seed=1)
-print("played", flush=True)
-time.sleep(600)
+pool = BotPool(ArenaOptions(sandbox="bwrap", move_time=600))
+print(pool.sandbox.lib(), flush=True)
+pool.play([BotSpec("sleepy", Path("{bot}")), BotSpec("sleepy2", Path("{bot}"))], seed=1)
 '''
     arena = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)
     try:
-        assert arena.stdout is not None and arena.stdout.readline() == b"played\n"
-        assert wait_until(lambda: len(processes_matching(marker)) == 2)
+        assert arena.stdout is not None
+        marker = Path(arena.stdout.readline().decode().strip()).name
+        assert marker.startswith("sushi-arena-lib-")
+        assert wait_until(lambda: len(processes_matching(marker)) >= 2)  # sandboxes thinking
     finally:
         arena.send_signal(signal.SIGKILL)
         arena.wait()

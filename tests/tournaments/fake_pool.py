@@ -54,6 +54,6 @@ class FakePool:
         pass
 
 
-def fake_pool(options: Any) -> FakePool:
+def fake_pool(options: Any, slots: Any = None) -> FakePool:
     """Pool factory for :func:`tournaments.runner.run_games`."""
     return FakePool(options)

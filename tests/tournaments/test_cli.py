@@ -176,15 +176,27 @@ def test_bad_input_is_one_line(tmp_path, args, message):
     assert message in one_line_error(result)
 
 
+def test_without_seed_a_random_one_is_drawn_and_kept(tmp_path):
+    base = [*bots("first", "last"), "--players", "2", "--cycles", "1", "--sandbox", "none",
+            "--quiet"]
+    seeds = []
+    for name in ("a", "b"):
+        assert arena("tournament", *base, "--out", tmp_path / name).exit_code == 0
+        seeds.append(json.loads((tmp_path / name / "ranking.json").read_text())
+                     ["tournament"]["seed"])
+    assert seeds[0] != seeds[1] and all(0 <= s < 2**52 for s in seeds)
+
+
 def test_other_tournament_or_damaged_database_in_out(tmp_path):
     out = tmp_path / "out"
     base = [*bots("first", "last"), "--players", "2", "--cycles", "1", "--sandbox", "none",
             "--out", str(out), "--quiet"]
     assert arena("tournament", *base).exit_code == 0
-    again = arena("tournament", *base)
+    drawn = json.loads((out / "ranking.json").read_text())["tournament"]["seed"]
+    again = arena("tournament", *base)  # without --seed: the stored (drawn) seed is resumed
     assert again.exit_code == 0 and "resuming: 2 games already stored, 0 to play" in again.output
     error = one_line_error(arena("tournament", *base, "--seed", "9"))
-    assert "holds a different tournament (--seed is 0 there, 9 here)" in error
+    assert f"holds a different tournament (--seed is {drawn} there, 9 here)" in error
     error = one_line_error(arena("tournament", *bots("first", "lucky"), *base[2:]))
     assert "bots is first, last there, first, lucky here" in error
     (out / "tournament.db").write_bytes(b"\0garbage" * 512)

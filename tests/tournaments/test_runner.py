@@ -12,7 +12,7 @@ from tournaments.store import Store
 from tournaments.tournament import plan, play_tournament
 
 
-def failing_pool(options):
+def failing_pool(options, slots=None):
     raise RuntimeError("no sandbox here")
 
 

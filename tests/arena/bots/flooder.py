@@ -1,10 +1,10 @@
 """Hostile: floods the arena's channel with stale replies from a thread, and picks properly."""
-import json
+import gc
 import os
-import sys
 import threading
 
-REPLY_FD = json.loads(sys.argv[1])["rep"]
+# Tampers with the runner: finds its reply channel among the live objects.
+REPLY_FD = next(o.rep for o in gc.get_objects() if type(o).__name__ == "Runner")
 started = []
 
 

@@ -1,9 +1,9 @@
 """Writes a stale reply straight onto the arena's channel before answering properly."""
-import json
+import gc
 import os
-import sys
 
-REPLY_FD = json.loads(sys.argv[1])["rep"]
+# Tampers with the runner: finds its reply channel among the live objects.
+REPLY_FD = next(o.rep for o in gc.get_objects() if type(o).__name__ == "Runner")
 
 
 def pick(obs):

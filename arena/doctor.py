@@ -1,0 +1,42 @@
+"""``arena doctor``: which protections the sandbox has on this host, one line each."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import typer
+
+from arena.sandbox import SandboxUnavailable, probe_bwrap, protections
+
+__all__ = ["doctor_command", "report"]
+
+
+def report() -> tuple[list[str], bool]:
+    """The lines ``arena doctor`` prints, and whether bots can be run sandboxed here."""
+    lines = [f"python: {sys.version.split()[0]} ({os.path.realpath(sys.executable)}); "
+             f"running as {'root' if os.getuid() == 0 else f'uid {os.getuid()}'}"]
+    try:
+        probe_bwrap()
+        lines.append("bwrap: works (namespaces: mount, pid, net, ipc, uts"
+                     + (", user" if os.getuid() != 0 else "") + "; read-only view; private /tmp)")
+        ok = True
+    except SandboxUnavailable as err:
+        lines.append(f"bwrap: NOT AVAILABLE: {err}")
+        ok = False
+    found = protections()
+    lines += found.lines()
+    missing = found.missing()
+    if missing and ok:
+        lines.append(f"missing here: {', '.join(missing)} (see docs/security.md for what each "
+                     "layer stops and what holds without it)")
+    return lines, ok
+
+
+def doctor_command() -> None:
+    """Show which sandbox protections are active on this machine."""
+    lines, ok = report()
+    for line in lines:
+        typer.echo(line)
+    if not ok:
+        raise typer.Exit(1)

@@ -1,0 +1,80 @@
+"""Before/after: the same tournaments on two checkouts of this project, interleaved (A B A B).
+
+    .venv/bin/python benchmarks/ab_tournament.py --before /path/to/old/checkout [--runs 3]
+
+Runs, for each checkout in turn, (1) a tournament of 4 trivial bots (400 games, the default
+length) and (2) a short tournament of 4 copies of the ``mcts`` bot, each with a fixed seed and
+the default worker count, and reports the median wall time of each and the ratio after/before.
+This machine drifts by up to 1.5x between runs: only numbers from one run of this script are
+comparable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TRIVIAL = '"""Benchmark bot: keeps its first card."""\n\n\ndef pick(obs):\n    return obs.hand[0]\n'
+
+
+def tournament(checkout: Path, bots: list[str], extra: list[str], out: Path) -> float:
+    """Seconds for one ``arena tournament`` run with ``checkout``'s code."""
+    env = dict(os.environ, PYTHONPATH=str(checkout))
+    cmd = [sys.executable, "-c", "from arena.cli import main; main()", "tournament", *bots,
+           "--out", str(out), "--quiet", "--seed", "1", *extra]
+    start = time.perf_counter()
+    subprocess.run(cmd, env=env, cwd=checkout, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", type=Path, required=True)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--mcts-cycles", type=int, default=4)
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="ab-tournament-"))
+    trivial = work / "trivial"
+    trivial.mkdir()
+    for name in ("alice", "bob", "carol", "dave"):
+        (trivial / f"{name}.py").write_text(TRIVIAL)
+    mcts = work / "mcts"
+    mcts.mkdir()
+    for name in ("m1", "m2", "m3", "m4"):
+        shutil.copy(ROOT / "bots" / "mcts.py", mcts / f"{name}.py")
+    cases = {"trivial (400 games)": ([str(trivial)], []),
+             f"mcts ({4 * args.mcts_cycles} games)": ([str(mcts)],
+                                                      ["--cycles", str(args.mcts_cycles)])}
+    sides = {"before": args.before.resolve(), "after": ROOT}
+    times: dict[str, dict[str, list[float]]] = {c: {s: [] for s in sides} for c in cases}
+    try:
+        for run in range(args.runs):
+            for case, (bots, extra) in cases.items():
+                for side, checkout in sides.items():
+                    out = work / f"out-{run}-{side}-{len(times[case][side])}-{case[:4]}"
+                    seconds = tournament(checkout, bots, extra, out)
+                    times[case][side].append(seconds)
+                    print(f"run {run + 1} {case} {side}: {seconds:.2f} s", flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    summary = {}
+    for case, by_side in times.items():
+        before = statistics.median(by_side["before"])
+        after = statistics.median(by_side["after"])
+        summary[case] = {"before_s": round(before, 2), "after_s": round(after, 2),
+                         "ratio": round(after / before, 3)}
+        print(f"{case}: before {before:.2f} s, after {after:.2f} s (x{after / before:.2f})")
+    print(json.dumps(summary))
+
+
+if __name__ == "__main__":
+    main()

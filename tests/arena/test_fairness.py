@@ -1,0 +1,90 @@
+"""Fair compute: core slots, frozen bots between their turns, one time rule, resumed games."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+from arena.pool import ArenaOptions, BotPool, BotSpec
+from arena.slots import LocalSlots
+from engine import replay
+from tests.arena.conftest import options, spec
+
+FAIR = Path(__file__).resolve().parent / "fair"
+PROBES = Path(__file__).resolve().parents[2] / "arena" / "probes"
+
+
+def fair(name: str, label: str | None = None) -> BotSpec:
+    return BotSpec(label or name, FAIR / f"{name}.py")
+
+
+def windows(log: Path) -> list[tuple[float, float]]:
+    return [(float(a), float(b)) for _, a, b in
+            (line.split() for line in log.read_text().splitlines()
+             if line.startswith("window "))]
+
+
+def overlap(spans: list[tuple[float, float]]) -> int:
+    """The most spans open at one moment."""
+    events = sorted([(a, 1) for a, _ in spans] + [(b, -1) for _, b in spans])
+    return max(itertools.accumulate(step for _, step in events))
+
+
+def test_never_more_bots_think_than_slots(tmp_path: Path) -> None:
+    bots = [fair("window", f"w{i}") for i in range(4)]
+    for slots in (1, 2):
+        logs = tmp_path / f"logs{slots}"
+        with BotPool(options(move_time=0.05, log_dir=logs), slots=LocalSlots(slots)) as pool:
+            result = pool.play(bots, seed=1)
+        assert result.faults == []
+        spans = [w for b in bots for w in windows(logs / f"{b.name}.log")]
+        assert len(spans) >= 4 * 3 * 7
+        assert overlap(spans) == slots  # all the slots are used, never more
+
+
+def test_a_bot_gets_no_cpu_between_its_turns(tmp_path: Path) -> None:
+    # The ponderer spins a thread from its import on; frozen between requests, it uses CPU
+    # only while it is asked (a few ms per pick), not through the other bot's long picks.
+    bots = [BotSpec("ponderer", PROBES / "ponderer.py"), fair("window")]
+    with BotPool(options(move_time=0.1)) as pool:
+        result = pool.play(bots, seed=2)
+    assert result.faults == []
+    ponder, window = result.timing
+    assert window.cpu is not None and ponder.cpu is not None
+    assert window.cpu > 1.0  # the window bot thinks 50 ms a pick for 20+ picks
+    assert ponder.cpu < 0.5 * window.cpu
+    assert ponder.cpu <= ponder.wall + 0.05  # never more CPU than it was given time
+
+
+def test_the_first_pick_gets_the_same_time_as_every_other() -> None:
+    with BotPool(options(move_time=0.3, grace=0.1)) as pool:
+        result = pool.play([fair("late_first"), spec("first")], seed=3)
+    assert [(f.kind, f.round, f.turn) for f in result.faults] == [("timeout", 1, 1)]
+    assert "limit 0.3 s + 0.1 s grace" in result.faults[0].detail
+
+
+def test_a_slow_bot_times_out_on_every_pick() -> None:
+    with BotPool(options(move_time=0.4, grace=0.1)) as pool:  # it sleeps 0.6 s a pick
+        result = pool.play([fair("always_late"), spec("first")], seed=4)
+    assert [(f.kind, f.round, f.turn) for f in result.faults] == [
+        ("timeout", 1, 1), ("timeout", 1, 2), ("timeout", 1, 3)]
+
+
+def test_a_fresh_process_is_told_it_resumes_the_game() -> None:
+    with BotPool(options()) as pool:
+        result = pool.play([fair("crash_once"), spec("first")], seed=5)
+    replay(result.record)
+    assert [(f.kind, f.round, f.turn, f.detail) for f in result.faults] == [
+        ("crash", 1, 2, "exited with code 7")]
+
+
+def test_times_per_request_are_kept(tmp_path: Path) -> None:
+    with BotPool(ArenaOptions(move_time=0.2, sandbox="bwrap")) as pool:
+        result = pool.play([fair("window"), spec("first")], seed=6)
+    window, first = result.timing
+    picks = 3 * 10  # two players: 10 cards a round, the last one played for them
+    assert window.requests >= picks - 3 and first.requests >= picks - 3
+    assert 0.09 <= window.wall / window.requests <= 0.3
+    assert window.wall_max >= 0.1
+    assert window.cpu is not None and window.cpu >= 0.8 * 0.1 * (window.requests - 2)
+    assert first.wall / first.requests < 0.05
