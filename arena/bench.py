@@ -220,6 +220,9 @@ def arena_overhead(*, games: int = 20, repeats: int = 5, players: int = 4,
 def bench_command(
     json_out: Annotated[bool, typer.Option("--json", help="End with one line of JSON.")] = False,
     quick: Annotated[bool, typer.Option(help="Fewer games per measurement.")] = False,
+    fairness: Annotated[bool, typer.Option(
+        help="Also measure the core share of a thinking probe bot in real runs (about a "
+        "minute; 20 s with --quick).")] = True,
 ) -> None:
     """Measure engine and arena speed on this machine and print a table."""
     scale = 5 if quick else 1
@@ -261,5 +264,24 @@ def bench_command(
         ["bot load into a booted sandbox", f"{arena['bot_load_ms']:.1f} ms"],
         ["whole 4-player game, fresh processes", f"{arena['game_ms']:.1f} ms"],
     ], headers=["arena", "time"]))
+    if fairness:
+        result["core_share"] = _fairness(sandbox, games=2 if quick else 6)
     if json_out:
         typer.echo(json.dumps(result))
+
+
+def _fairness(sandbox: str, *, games: int) -> dict[str, dict[str, float]]:
+    """The probe's core share in each situation of :data:`tournaments.fairness.SITUATIONS`."""
+    from tournaments.fairness import SITUATIONS, core_share
+
+    shares: dict[str, dict[str, float]] = {}
+    rows = []
+    for situation in SITUATIONS:
+        share = core_share(situation, games=games, sandbox=sandbox)
+        shares[situation] = {"mean": round(share.mean, 3), "p5": round(share.p5, 3),
+                             "cores_busy": round(share.busy, 3), "picks": share.picks}
+        rows.append([situation, f"{share.mean:.2f}", f"{share.p5:.2f}", f"{share.busy:.0%}"])
+    typer.echo("")
+    typer.echo(tabulate(rows, headers=["a probe spinning 60% of its 0.2 s move time",
+                                       "core share", "5th pct", "cores busy"]))
+    return shares

@@ -23,6 +23,7 @@ from arena.process import BotProcess, Failure, Hub
 from arena.protocol import Budget, FaultKind
 from arena.sandbox import SANDBOX_MODES, Sandbox, SandboxUnavailable, probe_bwrap
 from arena.slots import CoreSlots
+from arena.zygote import Zygote, ZygoteError
 
 __all__ = [
     "ArenaOptions",
@@ -72,6 +73,8 @@ class ArenaOptions:
     #: and the seat): a tournament derives it from its own seed, so its games replay the same
     #: way; None draws a fresh one. Never sent to a bot.
     secret: bytes | None = None
+    #: Fork runners from one zygote sandbox (fast) rather than boot a sandbox for each.
+    zygote: bool = True
 
 
 def tournament_secret(seed: int) -> bytes:
@@ -168,7 +171,13 @@ class BotPool:
         if self.sandbox.mode == "bwrap":
             cleanup_stale()  # empty bot cgroups left by runs that were killed
         self.secret = options.secret or secrets.token_bytes(32)
-        self.hub = Hub(slots, shared=slots is not None)
+        zygote = None
+        if self.sandbox.mode == "bwrap" and options.zygote:
+            try:
+                zygote = Zygote(self.sandbox, boot_time=options.startup_time)
+            except ZygoteError as err:
+                log.warning("no zygote (%s): every bot process boots its own sandbox", err)
+        self.hub = Hub(slots, shared=slots is not None, zygote=zygote)
         self._warm: list[BotProcess] = []
         self._spare = 0
         self._sources: dict[Path, tuple[tuple[int, int], str | Failure]] = {}

@@ -36,6 +36,7 @@ from arena.protocol import (
 )
 from arena.sandbox import Launch, Sandbox
 from arena.slots import CoreSlots, LocalSlots, usable_cores
+from arena.zygote import Zygote, ZygoteError
 
 __all__ = ["BotProcess", "Failure", "Hub", "Job", "describe_exit"]
 
@@ -44,7 +45,7 @@ log = logging.getLogger(__name__)
 MAX_STALE = 16        # stale replies tolerated between two requests
 EXIT_WAIT = 0.5       # seconds to learn how a process that closed its channel ends
 SLOT_POLL = 0.002     # seconds between looks for a core slot another worker freed
-_CHANNEL, _LOG, _EXIT, _OUT = range(4)
+_CHANNEL, _LOG, _EXIT, _OUT, _ZYGOTE = range(5)
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
@@ -138,18 +139,31 @@ class BotProcess:
     def __post_init__(self) -> None:
         self.runner_pid = 0
         self.frozen = False
+        #: With a zygote: the spawn's id, and its pid in the zygote's namespace.
+        self.ident = 0
+        self.ns_pid = 0
+        self.pid = 0
         req_r, self.req_w = os.pipe()
         self.rep_r, rep_w = os.pipe()
         self.log_r, log_w = os.pipe()
         self.pidfd = -1
         self.returncode: int | None = None
         self.launch: Launch | None = None
+        self.popen: subprocess.Popen[bytes] | None = None
+        zygote = self.hub.zygote
         try:
-            self.launch = self.sandbox.launch(req=req_r, rep=rep_w)
-            self.popen = subprocess.Popen(
-                self.launch.argv, stdin=subprocess.DEVNULL, stdout=log_w, stderr=log_w,
-                pass_fds=(req_r, rep_w, *self.launch.fds), env=self.launch.env,
-                cwd=self.launch.cwd, start_new_session=True)
+            if zygote is not None:
+                uid, cgroup, limits = self.sandbox.spawn_spec()
+                self.launch = Launch([], {}, uid=uid, cgroup=cgroup)
+                self.ident = zygote.spawn(uid=uid.uid if uid else None, limits=limits,
+                                          fds=(req_r, rep_w, log_w))
+                self.hub.spawns[self.ident] = self
+            else:
+                self.launch = self.sandbox.launch(req=req_r, rep=rep_w)
+                self.popen = subprocess.Popen(
+                    self.launch.argv, stdin=subprocess.DEVNULL, stdout=log_w, stderr=log_w,
+                    pass_fds=(req_r, rep_w, *self.launch.fds), env=self.launch.env,
+                    cwd=self.launch.cwd, start_new_session=True)
         except BaseException:
             for fd in (req_r, rep_w, log_w, self.req_w, self.rep_r, self.log_r):
                 os.close(fd)
@@ -162,9 +176,10 @@ class BotProcess:
                 with contextlib.suppress(OSError):
                     os.close(fd)
         self.launch.started()
-        self.pid = self.popen.pid
-        with contextlib.suppress(OSError, AttributeError):
-            self.pidfd = os.pidfd_open(self.pid)
+        if self.popen is not None:
+            self.pid = self.popen.pid
+            with contextlib.suppress(OSError, AttributeError):
+                self.pidfd = os.pidfd_open(self.pid)
         for fd in (self.req_w, self.rep_r, self.log_r):
             _nonblocking(fd)
         self._inbuf = bytearray()
@@ -182,8 +197,35 @@ class BotProcess:
 
     # ------------------------------------------------------------------ compute
     def find_runner(self) -> None:
-        """Note the host pid of the runner (the bot's process), found under the sandbox."""
-        self.runner_pid = _descendant(self.pid, os.path.basename(self.sandbox.python)[:15])
+        """Note the host pid of the runner (the bot's process), found under the sandbox; a
+        runner forked by the zygote joins its cgroup now, before any bot code runs."""
+        zygote = self.hub.zygote
+        if not self.ident or zygote is None:
+            self.runner_pid = _descendant(self.pid, os.path.basename(self.sandbox.python)[:15])
+            return
+        end = time.monotonic() + 1.0
+        while not self.ns_pid and self.hub.zygote is not None and time.monotonic() < end:
+            # The runner can say hello before the zygote has told us its pid.
+            select.select([zygote.fileno()], [], [], 0.01)
+            self.hub.pump_zygote()
+        _parent, self.runner_pid = zygote.locate(self.ns_pid) if self.ns_pid else (0, 0)
+        self.pid = self.runner_pid
+        if not self.runner_pid:
+            log.warning("cannot find the runner of spawn %d (pid %d in the zygote)", self.ident,
+                        self.ns_pid)
+        cgroup = self.launch.cgroup if self.launch is not None else None
+        if self.runner_pid and cgroup is not None:
+            try:
+                cgroup.add(self.runner_pid)
+            except Exception as err:  # noqa: BLE001 - then the bot runs without its cgroup
+                log.warning("%s: cannot move the runner into its cgroup: %s", self.name, err)
+
+    def _target(self) -> int:
+        """The host pid that is the bot's process (never 0: kill(0) is our own group)."""
+        pid = self.runner_pid or (0 if self.ident else self.pid)
+        if pid <= 0:
+            raise ProcessLookupError("the runner's pid is not known")
+        return pid
 
     def freeze(self) -> None:
         """Stop the bot between its requests (no CPU at all until :meth:`thaw`)."""
@@ -193,7 +235,7 @@ class BotProcess:
         try:
             if self.sandbox.seccomp_on or cgroup is None or not cgroup.support.freezer:
                 # Under seccomp the runner cannot start processes: stopping it stops the bot.
-                os.kill(self.runner_pid or self.pid, signal.SIGSTOP)
+                os.kill(self._target(), signal.SIGSTOP)
             else:
                 cgroup.freeze()
         except (OSError, Exception) as err:  # noqa: BLE001 - a vanished process is fine here
@@ -209,7 +251,7 @@ class BotProcess:
         cgroup = self.launch.cgroup if self.launch is not None else None
         try:
             if self.sandbox.seccomp_on or cgroup is None or not cgroup.support.freezer:
-                os.kill(self.runner_pid or self.pid, signal.SIGCONT)
+                os.kill(self._target(), signal.SIGCONT)
             else:
                 cgroup.thaw()
         except (OSError, Exception) as err:  # noqa: BLE001
@@ -223,9 +265,8 @@ class BotProcess:
                 return cgroup.cpu_seconds()
             except Exception:  # noqa: BLE001
                 pass
-        pid = self.runner_pid or self.pid
         try:
-            with open(f"/proc/{pid}/stat", "rb") as f:
+            with open(f"/proc/{self._target()}/stat", "rb") as f:
                 fields = f.read().rsplit(b")", 1)[1].split()
             return (int(fields[11]) + int(fields[12])) / _TICKS
         except (OSError, IndexError, ValueError):
@@ -324,8 +365,8 @@ class BotProcess:
     # ------------------------------------------------------------------ ending
     def exit_status(self) -> int | None:
         """The exit status if the process has exited (without reaping it), else None."""
-        if self.returncode is not None:
-            return self.returncode
+        if self.returncode is not None or self.ident:
+            return self.returncode  # a zygote's runner: known when the zygote reports it
         try:
             info = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
         except ChildProcessError:
@@ -374,7 +415,13 @@ class BotProcess:
         if cgroup is not None:
             with contextlib.suppress(Exception):
                 cgroup.kill()
-        if self.returncode is None:
+        if self.ident:
+            if self.runner_pid > 0 and self.returncode is None:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(self.runner_pid, signal.SIGKILL)
+            if self.hub.zygote is not None:
+                self.hub.zygote.kill(self.ident)
+        elif self.returncode is None and self.pid > 0:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.pid, signal.SIGKILL)
         for _ in range(64):  # what the bot wrote last, without waiting for more
@@ -395,6 +442,8 @@ class BotProcess:
 
     def reap(self) -> bool:
         """Collect the exit status once the process is gone; frees its cgroup and uid."""
+        if self.returncode is None and self.ident:
+            return False  # until the zygote reports its exit
         if self.returncode is None:
             try:
                 pid, status = os.waitpid(self.pid, os.WNOHANG)
@@ -403,7 +452,8 @@ class BotProcess:
             if pid == 0:
                 return False
             self.returncode = os.waitstatus_to_exitcode(status)
-            self.popen.returncode = self.returncode
+            if self.popen is not None:
+                self.popen.returncode = self.returncode
         if self.launch is not None:
             self.launch.cleanup()
             self.launch = None
@@ -422,9 +472,13 @@ class Hub:
     processes take from the same slots.
     """
 
-    def __init__(self, slots: CoreSlots | None = None, *, shared: bool = False) -> None:
+    def __init__(self, slots: CoreSlots | None = None, *, shared: bool = False,
+                 zygote: Zygote | None = None) -> None:
         self.slots: CoreSlots = slots if slots is not None else LocalSlots(usable_cores())
         self.shared = shared
+        #: Forks runners in fresh namespaces (None: every runner is a new bwrap sandbox).
+        self.zygote = zygote
+        self.spawns: dict[int, BotProcess] = {}
         self._epoll = select.epoll()
         self._fds: dict[int, tuple[BotProcess, int]] = {}
         #: Killed processes not yet reaped.
@@ -433,6 +487,9 @@ class Hub:
         self.jobs: set[Job] = set()
         #: Every uid given to a bot process so far (to check that nothing outlives them).
         self.uids: set[int] = set()
+        if zygote is not None:
+            self._epoll.register(zygote.fileno(), select.EPOLLIN)
+            self._fds[zygote.fileno()] = (None, _ZYGOTE)  # type: ignore[assignment]
 
     def add(self, proc: BotProcess) -> None:
         if proc.uid is not None:
@@ -462,7 +519,36 @@ class Hub:
 
     def processes(self) -> list[BotProcess]:
         """Every process still watched (alive, or killed but not yet reaped)."""
-        return list({id(p): p for p, _ in self._fds.values()}.values())
+        found = {id(p): p for p, _ in self._fds.values() if p is not None}
+        found.update({id(p): p for p in self.spawns.values()})
+        return list(found.values())
+
+    def pump_zygote(self) -> None:
+        """Take in what the zygote reported: spawned runners' pids and exits."""
+        zygote = self.zygote
+        if zygote is None:
+            return
+        try:
+            events = zygote.events()
+        except (ZygoteError, ValueError) as err:
+            log.warning("the zygote broke (%s); starting sandboxes one by one", err)
+            self.unwatch(zygote.fileno())
+            self.zygote = None
+            zygote.close()
+            events = [(ident, "exited", -9) for ident in self.spawns]
+        for ident, key, value in events:
+            proc = self.spawns.get(ident)
+            if proc is None:
+                continue
+            if key == "pid":
+                proc.ns_pid = value
+                continue
+            del self.spawns[ident]
+            proc.returncode = value
+            if proc.death is None:
+                self._on_exit(proc)
+            else:
+                proc.reap()
 
     def close(self, wait: float = 2.0) -> None:
         """Kill every process, wait up to ``wait`` seconds for them to be reaped."""
@@ -470,11 +556,17 @@ class Hub:
             proc.kill()
         end = time.monotonic() + wait
         while self.dying and time.monotonic() < end:
+            self.pump_zygote()
             for proc in list(self.dying):
                 proc.reap()
             if self.dying:
                 time.sleep(0.005)
+        for proc in list(self.dying):  # whatever is left: its uid and cgroup go now
+            if proc.launch is not None:
+                proc.launch.cleanup()
         self._epoll.close()
+        if self.zygote is not None:
+            self.zygote.close()
 
     # ------------------------------------------------------------------ the loop
     def exchange(self, jobs: Iterable[Job]) -> None:
@@ -576,7 +668,9 @@ class Hub:
                 self._finish(job, failure=failure)
 
     def _dispatch(self, proc: BotProcess, role: int) -> None:
-        if role == _CHANNEL:
+        if role == _ZYGOTE:
+            self.pump_zygote()
+        elif role == _CHANNEL:
             self._on_channel(proc)
         elif role == _LOG:
             if proc.drain_log() < 0:

@@ -284,6 +284,43 @@ class Sandbox:
             raise
         return launch
 
+    def zygote_launch(self, control: int) -> Launch:
+        """How to start the zygote (:mod:`arena.zygote`) with its control socket on fd
+        ``control``: the same sandbox, without the seccomp filter (it makes namespaces for
+        every runner, which installs the filter itself), with the filter's program on an fd.
+        """
+        executable, _ = _python()
+        start = "import sys; sys.path.insert(0, sys.argv[2]); import sushi_runner; " \
+                "sushi_runner.main()"
+        launch = Launch([], _clean_env("/tmp"))
+        config: dict[str, object] = {"zygote": True, "control": control, "lib": LIB_IN_BOX,
+                                     "seccomp": None}
+        if self.seccomp_on:
+            fd = seccomp.filter_pipe()
+            launch.fds.append(fd)
+            config["seccomp"] = fd
+        argv = self.bwrap_args()
+        if os.getuid() != 0:
+            # Root of its own user namespace, with the capabilities to make namespaces and
+            # mount /tmp for each runner; every runner drops them all before any bot code.
+            argv[1:1] = ["--uid", "0", "--gid", "0", "--cap-add", "ALL"]
+        launch.argv = [*argv, executable, "-s", "-S", "-B", "-P", "-c", start,
+                       _config(config), LIB_IN_BOX]
+        return launch
+
+    def spawn_spec(self) -> tuple[UidLease | None, cgroups.BotCgroup | None, dict[str, int]]:
+        """What a runner forked by the zygote gets: its uid (root), its cgroup, its limits."""
+        uid = claim_uid() if os.getuid() == 0 else None
+        cgroup = None
+        if cgroups.detect().version is not None:
+            try:
+                cgroup = cgroups.BotCgroup.create(
+                    f"bot-{os.getpid()}-{next(_counter)}", memory_bytes=self.memory_mb << 20,
+                    pids=PROCESSES)
+            except cgroups.CgroupError as err:
+                log.debug("no cgroup for a bot: %s", err)
+        return uid, cgroup, self.limits()
+
     def bwrap_args(self) -> list[str]:
         """bubblewrap's options, up to (not including) the command."""
         if self.bwrap is None:

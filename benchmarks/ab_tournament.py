@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/ab_tournament.py --before /path/to/old/checkout [--runs 3]
 
-Runs, for each checkout in turn, (1) a tournament of 4 trivial bots (400 games, the default
+Runs, for each checkout in turn, (1) a tournament of 4 trivial bots (104 games, the default
 length) and (2) a short tournament of 4 copies of the ``mcts`` bot, each with a fixed seed and
 the default worker count, and reports the median wall time of each and the ratio after/before.
 This machine drifts by up to 1.5x between runs: only numbers from one run of this script are
@@ -51,7 +51,7 @@ def main() -> None:
     mcts.mkdir()
     for name in ("m1", "m2", "m3", "m4"):
         shutil.copy(ROOT / "bots" / "mcts.py", mcts / f"{name}.py")
-    cases = {"trivial (400 games)": ([str(trivial)], []),
+    cases = {"trivial (104 games)": ([str(trivial)], []),
              f"mcts ({4 * args.mcts_cycles} games)": ([str(mcts)],
                                                       ["--cycles", str(args.mcts_cycles)])}
     sides = {"before": args.before.resolve(), "after": ROOT}

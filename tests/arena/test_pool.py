@@ -157,9 +157,26 @@ def test_close_during_a_game_kills_every_process() -> None:
 def test_a_process_the_os_refuses_to_start_is_a_start_fault() -> None:
     from tests.arena.conftest import options
 
-    with BotPool(options()) as broken:
+    with BotPool(options(zygote=False)) as broken:  # every runner boots its own sandbox
         broken.sandbox.bwrap = "/nonexistent/bwrap"
         result = broken.play([spec("first"), spec("seeded")], seed=2)
     assert [f.kind for f in result.faults] == ["start", "start"]
     assert "did not start" in result.faults[0].detail
     replay(result.record)
+
+
+def test_a_dead_zygote_means_sandboxes_one_by_one() -> None:
+    import signal
+
+    from tests.arena.conftest import options
+
+    with BotPool(options()) as pool:
+        assert pool.hub.zygote is not None
+        assert pool.play([spec("first"), spec("seeded")], seed=1).faults == []
+        os.killpg(pool.hub.zygote.popen.pid, signal.SIGKILL)
+        result = pool.play([spec("first"), spec("seeded")], seed=2)
+        assert pool.hub.zygote is None
+        assert all(f.kind == "start" for f in result.faults)  # at most the spares it had
+        again = pool.play([spec("first"), spec("seeded")], seed=3)
+    assert again.faults == []
+    replay(again.record)

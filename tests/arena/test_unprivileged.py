@@ -124,8 +124,10 @@ def test_runs_as_an_ordinary_user(run: unprivileged.Run) -> None:
     assert view.get("private_uids") in (None, False)  # ...but no uid of its own
     assert view["hub_uids"] == []
     assert view["limits"]["RLIMIT_NPROC"] >= 64
-    # The driver saw the bots' processes, in their own PID namespaces, under its own uid.
-    assert game(run, "good")["peak_in_one_sandbox"] >= 1
+    # The driver saw the bots' processes, in their own PID namespaces, under its own uid
+    # (sampled every 50 ms: the slow games are where it sees them).
+    game(run, "good")
+    assert max(g.get("peak_in_one_sandbox", 0) for g in result["games"]) >= 1
 
 
 def test_good_bots_play_cleanly(run: unprivileged.Run) -> None:
