@@ -125,6 +125,7 @@ class _Seat:
     wall_max: float = 0.0
     cpu: float | None = 0.0
     cpu_base: float | None = None
+    random_seed: int = 0        #: the seed of random in its current process
 
     def timed(self, job: Job) -> None:
         """Count a request's time."""
@@ -237,9 +238,11 @@ class _Game:
                 continue
             assert isinstance(source, str)
             seat.proc = proc
-            random_seed = derive_seed(self.host.secret, self.seed, seat.index, seat.restarts)
+            seat.random_seed = derive_seed(self.host.secret, self.seed, seat.index,
+                                           seat.restarts)
             loads.append(proc.request(
-                partial(encode_load, file=seat.bot.path.name, source=source, seed=random_seed),
+                partial(encode_load, file=seat.bot.path.name, source=source,
+                        seed=seat.random_seed),
                 budget.startup, stage="load"))
         if not loads:
             return
@@ -262,10 +265,9 @@ class _Game:
             seat.cpu_base = seat.proc.cpu_seconds()
             obs = state.observation(seat.index, time_limit=budget.move_time)
             message = observation_message(obs, obs_public)
-            seed = derive_seed(self.host.secret, self.seed, seat.index, seat.restarts)
-            assert seat.proc is not None
             begins.append((seat, seat.proc.request(
-                partial(encode_begin, obs=message, seed=seed, resume=resume), budget.pick)))
+                partial(encode_begin, obs=message, seed=seat.random_seed, resume=resume),
+                budget.pick)))
         if not begins:
             return
         hub.exchange([job for _, job in begins])

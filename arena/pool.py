@@ -181,6 +181,8 @@ class BotPool:
         self._warm: list[BotProcess] = []
         self._spare = 0
         self._sources: dict[Path, tuple[tuple[int, int], str | Failure]] = {}
+        #: Why the last process could not be started (the OS refused), if it could not.
+        self._start_failure: Failure | None = None
         self._closed = False
 
     def __enter__(self) -> BotPool:
@@ -223,7 +225,7 @@ class BotPool:
     def fresh_process(self, bot: Bot) -> BotProcess | Failure:
         """A booted runner that has run no bot code, now serving ``bot``."""
         self._boot(1)
-        while self._warm:
+        if self._warm:
             proc = self._warm.pop(0)
             if not proc.warm and proc.job is not None:
                 self.hub.wait([proc.job])
@@ -261,8 +263,6 @@ class BotPool:
         return text
 
     # ------------------------------------------------------------ processes
-    _start_failure: Failure | None = None
-
     def _boot(self, count: int) -> None:
         """Have at least ``count`` runners booted or booting."""
         while len(self._warm) < count:

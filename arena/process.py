@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from arena.logs import BotLog
 from arena.protocol import (
     MAX_LINE,
-    Budget,
     FaultKind,
     Hello,
     ProtocolError,
@@ -229,33 +228,29 @@ class BotProcess:
 
     def freeze(self) -> None:
         """Stop the bot between its requests (no CPU at all until :meth:`thaw`)."""
-        if self.frozen or self.death is not None:
-            return
+        if not self.frozen and self.death is None:
+            self.frozen = self._pause(True)
+
+    def thaw(self) -> None:
+        """Let the bot run again."""
+        if self.frozen:
+            self.frozen = False
+            self._pause(False)
+
+    def _pause(self, stop: bool) -> bool:
         cgroup = self.launch.cgroup if self.launch is not None else None
         try:
             if self.sandbox.seccomp_on or cgroup is None or not cgroup.support.freezer:
                 # Under seccomp the runner cannot start processes: stopping it stops the bot.
-                os.kill(self._target(), signal.SIGSTOP)
-            else:
+                os.kill(self._target(), signal.SIGSTOP if stop else signal.SIGCONT)
+            elif stop:
                 cgroup.freeze()
-        except (OSError, Exception) as err:  # noqa: BLE001 - a vanished process is fine here
-            log.debug("%s: cannot freeze: %s", self.name, err)
-            return
-        self.frozen = True
-
-    def thaw(self) -> None:
-        """Let the bot run again."""
-        if not self.frozen:
-            return
-        self.frozen = False
-        cgroup = self.launch.cgroup if self.launch is not None else None
-        try:
-            if self.sandbox.seccomp_on or cgroup is None or not cgroup.support.freezer:
-                os.kill(self._target(), signal.SIGCONT)
             else:
                 cgroup.thaw()
-        except (OSError, Exception) as err:  # noqa: BLE001
-            log.debug("%s: cannot thaw: %s", self.name, err)
+        except Exception as err:  # noqa: BLE001 - a process that is gone needs no pausing
+            log.debug("%s: cannot %s: %s", self.name, "freeze" if stop else "thaw", err)
+            return False
+        return True
 
     def cpu_seconds(self) -> float | None:
         """CPU time the bot's process has used so far (None if it cannot be read)."""
@@ -729,11 +724,3 @@ class Hub:
                 self._finish(job, failure=failure)
             else:
                 proc.kill(failure)
-
-
-def budget_failure(budget: Budget, job: Job) -> Failure:
-    """A timeout failure restated with the limit that applied."""
-    assert job.failure is not None
-    if job.failure.kind is FaultKind.TIMEOUT:
-        return Failure(FaultKind.TIMEOUT, budget.timeout_detail(job.seconds))
-    return job.failure

@@ -264,8 +264,7 @@ class Sandbox:
             return Launch(argv, _clean_env(scratch), cwd=scratch, scratch=scratch)
         launch = Launch([], _clean_env("/tmp"))
         try:
-            if os.getuid() == 0:
-                launch.uid = claim_uid()
+            launch.uid, launch.cgroup, _limits = self.spawn_spec()
             config.update(uid=launch.uid.uid if launch.uid else None, lib=LIB_IN_BOX)
             argv = self.bwrap_args()
             if self.seccomp_on:
@@ -273,11 +272,6 @@ class Sandbox:
                 launch.fds.append(fd)
                 argv += ["--seccomp", str(fd)]
             argv += [executable, *flags, "-c", start, _config(config), LIB_IN_BOX]
-            if cgroups.detect().version is not None:
-                with contextlib.suppress(cgroups.CgroupError):
-                    launch.cgroup = cgroups.BotCgroup.create(
-                        f"bot-{os.getpid()}-{next(_counter)}", memory_bytes=self.memory_mb << 20,
-                        pids=PROCESSES)
             launch.argv = launch.cgroup.wrap(argv) if launch.cgroup is not None else argv
         except BaseException:
             launch.cleanup()
