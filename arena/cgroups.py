@@ -58,8 +58,13 @@ ROOT_NAME = "sushi-arena"
 SELF_NAME = "arena-self"
 #: v1 controllers a bot cgroup must have, and those used when mounted.
 V1_REQUIRED = ("memory", "pids")
-V1_OPTIONAL = ("freezer", "cpuacct")
+V1_OPTIONAL = ("freezer", "cpuacct", "cpu")
 V2_REQUIRED = ("memory", "pids")
+#: v2 controllers used when the host delegates them.
+V2_OPTIONAL = ("cpu",)
+#: CPU bandwidth of one bot: one core's worth in every period (threads running native code
+#: past the GIL cannot take a second core while another bot thinks).
+CPU_PERIOD_US = 100_000
 #: How long freeze() waits for the kernel to report the group frozen.
 FREEZE_TIMEOUT = 0.5
 #: kill() never takes longer than this (plus one kernel round trip).
@@ -404,6 +409,14 @@ def _setup_v2(base: str, subdir: str, want: tuple[str, ...] = V2_REQUIRED) -> Cg
         return _unavailable(
             f"cgroup v2: cannot enable {' '.join(want)} for {root}: {_why(err)}", root
         )
+    for extra in V2_OPTIONAL:
+        if extra in available and extra not in want:
+            try:
+                _enable(base, (extra,), may_move_self=True)
+                _enable(root, (extra,), may_move_self=False)
+                want = (*want, extra)
+            except OSError as err:
+                log.info("cgroup v2 %s not usable for bots: %s", extra, _why(err))
     freezer = os.path.exists(os.path.join(root, "cgroup.freeze"))
     swap = os.path.exists(os.path.join(root, "memory.swap.max"))
     names = ["memory+swap" if swap else "memory"] if "memory" in want else []
@@ -539,12 +552,16 @@ class BotCgroup:
             self._set("memory", "memory.limit_in_bytes", str(memory_bytes))
             self._set("memory", "memory.memsw.limit_in_bytes", str(memory_bytes), optional=True)
             self._set("pids", "pids.max", str(pids))
+            if "cpu" in self.dirs:
+                self._set("cpu", "cpu.cfs_period_us", str(CPU_PERIOD_US), optional=True)
+                self._set("cpu", "cpu.cfs_quota_us", str(CPU_PERIOD_US), optional=True)
             return
         if any(c.startswith("memory") for c in have):
             self._set("", "memory.max", str(memory_bytes))
             self._set("", "memory.swap.max", "0", optional=True)
         if "pids" in have:
             self._set("", "pids.max", str(pids))
+        self._set("", "cpu.max", f"{CPU_PERIOD_US} {CPU_PERIOD_US}", optional=True)
 
     # -- processes ---------------------------------------------------------------------------
 

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import itertools
+import statistics
 from pathlib import Path
 
+import pytest
+
+from arena.cgroups import detect
 from arena.pool import ArenaOptions, BotPool, BotSpec
 from arena.slots import LocalSlots
 from engine import replay
@@ -54,6 +58,18 @@ def test_a_bot_gets_no_cpu_between_its_turns(tmp_path: Path) -> None:
     assert window.cpu > 1.0  # the window bot thinks 50 ms a pick for 20+ picks
     assert ponder.cpu < 0.5 * window.cpu
     assert ponder.cpu <= ponder.wall + 0.05  # never more CPU than it was given time
+
+
+@pytest.mark.skipif("cpu" not in detect().controllers,
+                    reason="no cpu cgroup controller for bots on this host")
+def test_threads_past_the_gil_get_one_core_at_most(tmp_path: Path) -> None:
+    with BotPool(options(move_time=0.4, log_dir=tmp_path)) as pool:
+        result = pool.play([fair("two_cores"), spec("first")], seed=7)
+    assert result.faults == []
+    cores = [float(line.split()[1]) for line in (tmp_path / "two_cores.log").read_text()
+             .splitlines() if line.startswith("cores ")]
+    assert len(cores) >= 20
+    assert statistics.median(cores) <= 1.15, cores  # without the quota: about 2 here
 
 
 def test_the_first_pick_gets_the_same_time_as_every_other() -> None:
