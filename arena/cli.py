@@ -34,4 +34,8 @@ def _root() -> None:
 
 def main() -> None:
     """Console-script entry point."""
+    import os
+
+    # Nothing the arena starts imports from the current folder (a user's random.py).
+    os.environ["PYTHONSAFEPATH"] = "1"
     app()

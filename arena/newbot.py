@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -94,6 +95,10 @@ def bot_path(name: str, directory: Path) -> Path:
     stem = name[:-3] if name.endswith(".py") else name
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", stem):
         raise ValueError(f"bot name {name!r}: use letters, digits, '_' or '-' (e.g. my_bot)")
+    if stem in sys.stdlib_module_names:
+        raise ValueError(f"bot name {stem!r} is a standard Python module's name: a file "
+                         f"{stem}.py would hide that module from other programs run in its "
+                         f"folder; choose another (e.g. my_{stem})")
     return directory / f"{stem}.py"
 
 

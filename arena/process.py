@@ -35,6 +35,7 @@ from arena.protocol import (
 )
 from arena.sandbox import Launch, Sandbox
 from arena.slots import CoreSlots, LocalSlots, usable_cores
+from arena.textsafe import safe_text
 from arena.zygote import Zygote, ZygoteError
 
 __all__ = ["BotProcess", "Failure", "Hub", "Job", "describe_exit"]
@@ -44,7 +45,7 @@ log = logging.getLogger(__name__)
 MAX_STALE = 16        # stale replies tolerated between two requests
 EXIT_WAIT = 0.5       # seconds to learn how a process that closed its channel ends
 SLOT_POLL = 0.002     # seconds between looks for a core slot another worker freed
-_CHANNEL, _LOG, _EXIT, _OUT, _ZYGOTE = range(5)
+_CHANNEL, _LOG, _EXIT, _OUT, _ZYGOTE, _ZYGOTE_LOG = range(6)
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
@@ -485,6 +486,8 @@ class Hub:
         if zygote is not None:
             self._epoll.register(zygote.fileno(), select.EPOLLIN)
             self._fds[zygote.fileno()] = (None, _ZYGOTE)  # type: ignore[assignment]
+            self._epoll.register(zygote.log_r, select.EPOLLIN)  # its own (rare) messages
+            self._fds[zygote.log_r] = (None, _ZYGOTE_LOG)  # type: ignore[assignment]
 
     def add(self, proc: BotProcess) -> None:
         if proc.uid is not None:
@@ -518,6 +521,9 @@ class Hub:
         found.update({id(p): p for p in self.spawns.values()})
         return list(found.values())
 
+    def _zygote_log_fd(self) -> int:
+        return next(fd for fd, (_, role) in self._fds.items() if role == _ZYGOTE_LOG)
+
     def pump_zygote(self) -> None:
         """Take in what the zygote reported: spawned runners' pids and exits."""
         zygote = self.zygote
@@ -528,6 +534,7 @@ class Hub:
         except (ZygoteError, ValueError) as err:
             log.warning("the zygote broke (%s); starting sandboxes one by one", err)
             self.unwatch(zygote.fileno())
+            self.unwatch(zygote.log_r)
             self.zygote = None
             zygote.close()
             events = [(ident, "exited", -9) for ident in self.spawns]
@@ -665,6 +672,12 @@ class Hub:
     def _dispatch(self, proc: BotProcess, role: int) -> None:
         if role == _ZYGOTE:
             self.pump_zygote()
+        elif role == _ZYGOTE_LOG:
+            text = self.zygote.read_log() if self.zygote is not None else None
+            if text is None:
+                self.unwatch(self._zygote_log_fd())
+            elif text:
+                log.warning("zygote: %s", safe_text(text.strip(), limit=500))
         elif role == _CHANNEL:
             self._on_channel(proc)
         elif role == _LOG:

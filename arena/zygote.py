@@ -46,7 +46,7 @@ def _children(pid: int) -> list[int]:
 
 
 def _ns_pid(pid: int) -> int | None:
-    """The pid of host process ``pid`` in the innermost namespace it belongs to ... one level in."""
+    """The pid of host process ``pid`` one PID namespace down from the host (the zygote's)."""
     try:
         with open(f"/proc/{pid}/status") as f:
             for line in f:
@@ -126,6 +126,16 @@ class Zygote:
 
     def fileno(self) -> int:
         return self.sock.fileno()
+
+    def read_log(self) -> str | None:
+        """What the zygote wrote to its output since last time ("" if nothing, None at EOF)."""
+        try:
+            data = os.read(self.log_r, 1 << 16)
+        except BlockingIOError:
+            return ""
+        except OSError:
+            return None
+        return data.decode("utf-8", "backslashreplace") if data else None
 
     @property
     def alive(self) -> bool:

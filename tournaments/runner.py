@@ -135,6 +135,9 @@ def run_games(
     if not games:
         return
     workers = max(1, min(workers, len(games)))
+    # The workers' interpreters must not import from the current folder: a bot file named
+    # random.py there would replace the standard module in the arena itself.
+    os.environ["PYTHONSAFEPATH"] = "1"
     ctx = mp.get_context("forkserver")
     ctx.set_forkserver_preload(["tournaments.runner", "arena.pool", "engine"])
     tasks = ctx.Queue()

@@ -87,3 +87,23 @@ def test_validate_missing_file_is_one_line(tmp_path: Path) -> None:
     result = runner.invoke(app, ["validate", str(tmp_path / "nope.py")])
     assert result.exit_code == 2
     assert result.output.strip() == f"error: no such bot file: {tmp_path / 'nope.py'}"
+
+
+def test_a_bot_named_like_a_standard_module_plays_from_its_own_folder(tmp_path: Path) -> None:
+    # cp bots/random.py . && arena tournament random.py greedy: the arena's own worker
+    # processes must not import the user's random.py in place of the standard module.
+    import shutil
+    import subprocess
+    import sys
+
+    shutil.copy(Path(__file__).resolve().parents[2] / "bots" / "random.py", tmp_path)
+    arena = Path(sys.executable).with_name("arena")
+    for command in (["validate", "random.py"], ["play", "random.py", "greedy", "--seed", "2"],
+                    ["tournament", "random.py", "greedy", "--players", "2", "--cycles", "1",
+                     "--seed", "3", "--out", "out", "--quiet"]):
+        done = subprocess.run([str(arena), *command], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, (command, done.stderr[-2000:])
+    ranking = json.loads((tmp_path / "out" / "ranking.json").read_text())
+    assert sorted(b["name"] for b in ranking["bots"]) == ["greedy", "random"]
+    assert all(sum(b["faults"].values()) == 0 for b in ranking["bots"])

@@ -36,3 +36,10 @@ def test_command_rejects_a_bad_name(tmp_path: Path) -> None:
     assert result.exit_code != 0
     assert "Traceback" not in result.output
     assert list(tmp_path.iterdir()) == []
+
+
+def test_command_refuses_a_standard_module_name(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["new-bot", "random", "--dir", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "standard Python module" in result.output and "my_random" in result.output
+    assert not (tmp_path / "random.py").exists()
