@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from arena import bench, doctor, newbot, play, validate
@@ -27,8 +29,23 @@ app.command("rank")(tournaments_cli.rank_command)
 app.command("publish")(publish_cli.publish_command)
 
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            typer.echo(f"arena (sushi-go-arena) {version('sushi-go-arena')}")
+        except PackageNotFoundError:
+            typer.echo("arena (sushi-go-arena, not installed: run from a checkout)")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: Annotated[bool | None, typer.Option(
+        "--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = None,
+) -> None:
     """Sushi Go! bot arena: play games, run tournaments of sandboxed bots, rank them."""
 
 

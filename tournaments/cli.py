@@ -48,6 +48,8 @@ from tournaments.tournament import LOG_NAME, make_config, plan, play_tournament,
 __all__ = ["tournament_command", "rank_command", "default_cycles", "GAMES_PER_BOT",
            "RankFormat"]
 
+#: Seats per table without --players (fewer when fewer bots enter).
+DEFAULT_PLAYERS = 4
 #: Without --cycles, enough cycles for every bot to play at least this many games.
 GAMES_PER_BOT = 100
 RESULTS_DIR = Path("arena-results")
@@ -115,7 +117,7 @@ def tournament_command(
         show_default=False)] = None,
     players: Annotated[list[int] | None, typer.Option(
         "--players", "-p", help="Seats per table (2-5); repeat for several table sizes. "
-        "Default: 4.", show_default=False)] = None,
+        "Default: 4, or the number of bots when fewer enter.", show_default=False)] = None,
     cycles: Annotated[int | None, typer.Option(
         min=1, help="Complete schedules, each with fresh deals. Default: enough for every "
         f"bot to play {GAMES_PER_BOT} games.", show_default=False)] = None,
@@ -160,6 +162,14 @@ def tournament_command(
     address: Annotated[str | None, typer.Option(
         help="With --executor ray: the cluster to join (HOST:PORT or 'auto'). Default: "
         "start a local Ray instance for the run.", show_default=False)] = None,
+    memory_mb: Annotated[int, typer.Option(
+        help="Memory limit of each bot (MiB), 64 at least.")] = 1024,
+    log_dir: Annotated[Path | None, typer.Option(
+        help="Keep each bot's output (print debugging, tracebacks) in DIR/NAME.log. "
+        "Default: OUT/logs.", show_default=False)] = None,
+    verbose: Annotated[bool, typer.Option(
+        "--verbose", "-v", help="Log the arena's details to stderr (and OUT/arena.log).")
+    ] = False,
 ) -> None:
     """Play a fair tournament between bots in parallel, rate them with TrueSkill and write
     ranking tables (resumable: run the same command with the same --out to continue)."""
@@ -167,9 +177,6 @@ def tournament_command(
         variants = tuple(v.value for v in parse_variants(variant or []))
     except ValueError as err:
         fail(f"--variant: {err}")
-    sizes = sorted(set(players or [4]))
-    if Variant.TWO_PLAYER_DUMMY.value in variants and sizes != [2]:
-        fail("--variant two-player-dummy needs --players 2")
     try:
         specs = resolve_bots(bots or [])
     except (BotLoadError, OSError) as err:
@@ -177,6 +184,16 @@ def tournament_command(
     check_names(specs)
     if len(specs) < 2:
         fail(f"a tournament needs at least 2 bots, got {len(specs)}")
+    if memory_mb < 64:
+        fail(f"--memory-mb must be at least 64, not {memory_mb}")
+    dummy = Variant.TWO_PLAYER_DUMMY.value in variants
+    # Default: the biggest table the field fills (4 seats at most), never a bot twice.
+    sizes = sorted(set(players or [2 if dummy else min(DEFAULT_PLAYERS, len(specs))]))
+    if dummy and sizes != [2]:
+        fail("--variant two-player-dummy needs --players 2")
+    if max(sizes) > len(specs):
+        typer.echo(f"note: {len(specs)} bots for {max(sizes)}-seat tables: every table seats "
+                   "some bots more than once (each bot holds the same number of seats)")
     if seed is None:
         seed = _stored_seed(out) if out is not None else None
         if seed is None:
@@ -199,20 +216,21 @@ def tournament_command(
             fail(safe_text(str(err)))
     workers = workers or _cores()
     out = out if out is not None else _fresh_out()
-    options = ArenaOptions(move_time=move_time, sandbox=sandbox.value, log_dir=out / "logs",
-                           secret=tournament_secret(seed))
+    options = ArenaOptions(move_time=move_time, sandbox=sandbox.value,
+                           log_dir=log_dir if log_dir is not None else out / "logs",
+                           memory_mb=memory_mb, secret=tournament_secret(seed))
     try:
         check_sandbox(options)
     except SandboxUnavailable as err:
         fail(f"{safe_text(str(err))} (use --sandbox none to run bots unsandboxed)")
     _run(specs, config, out=out, options=options, workers=workers, records=records,
          dry_run=dry_run, yes=yes, quiet=quiet, executor=executor.value, address=address,
-         cores=min(cores or _cores(), _cores()))
+         cores=min(cores or _cores(), _cores()), verbose=verbose)
 
 
 def _run(specs: list[Any], config: TournamentConfig, *, out: Path, options: Any, workers: int,
          records: bool, dry_run: bool, yes: bool, quiet: bool, executor: str = "local",
-         address: str | None = None, cores: int = 1) -> None:
+         address: str | None = None, cores: int = 1, verbose: bool = False) -> None:
     store: Store | None = None
     try:
         if not dry_run or (out / DB_NAME).exists():
@@ -231,7 +249,7 @@ def _run(specs: list[Any], config: TournamentConfig, *, out: Path, options: Any,
             if missing:
                 typer.echo(f"note: no {' or '.join(missing)} for the bots on this host "
                            "(see arena doctor and docs/security.md)")
-        setup_logging(out / LOG_NAME)
+        setup_logging(out / LOG_NAME, verbose)
         if (the_plan.estimate > CONFIRM_SECONDS and not yes and sys.stdin.isatty()
                 and not typer.confirm(f"This may take {format_duration(the_plan.estimate)}. "
                                       "Start?", default=True)):

@@ -24,6 +24,10 @@ __all__ = ["DB_NAME", "FORMAT", "Store", "StoreError", "StoredGame"]
 
 DB_NAME = "tournament.db"
 LOCK_NAME = "tournament.lock"
+#: What a tournament's folder holds (anything else means it is someone else's folder).
+OWN_FILES = frozenset({DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm", f"{DB_NAME}-journal",
+                       LOCK_NAME, "ranking.json", "ranking.md", "ranking.csv", "arena.log",
+                       "logs", "games"})
 FORMAT = "sushi-go-tournament-db/1"
 
 _SCHEMA = """
@@ -100,6 +104,12 @@ class Store:
             raise StoreError(f"{directory} holds no tournament (no {DB_NAME})")
         if path.exists() and not path.is_file():
             raise StoreError(f"{path} is not a file")
+        if config is not None and not path.exists() and directory.is_dir():
+            foreign = sorted(e.name for e in directory.iterdir() if e.name not in OWN_FILES)
+            if foreign:
+                shown = ", ".join(foreign[:3]) + (" ..." if len(foreign) > 3 else "")
+                raise StoreError(f"{directory} holds other files ({shown}): choose a new or "
+                                 "empty folder for the results, or an earlier run's folder")
         directory.mkdir(parents=True, exist_ok=True)
         lock = _writer_lock(directory) if config is not None else None
         try:

@@ -167,7 +167,8 @@ def test_dry_run_prints_the_schedule_only(tmp_path):
     (bots("first"), "at least 2 bots"),
     (bots("first", "last") + ["--players", "6"], "between 2 and 5"),
     (bots("first", "last") + ["--variant", "blue"], "unknown variant 'blue'"),
-    (bots("first", "last") + ["--variant", "two-player-dummy"], "needs --players 2"),
+    (bots("first", "last") + ["--players", "3", "--variant", "two-player-dummy"],
+     "needs --players 2"),
     (bots("first", "last") + ["--schedule", "random"], "needs --games"),
     (bots("first", "last") + ["--games", "4"], "--schedule random"),
 ])
@@ -204,3 +205,43 @@ def test_other_tournament_or_damaged_database_in_out(tmp_path):
         (out / name).unlink(missing_ok=True)
     assert "damaged" in one_line_error(arena("tournament", *base))
     assert "damaged" in one_line_error(arena("rank", out))
+
+
+def test_two_bots_play_two_player_games_by_default(tmp_path):
+    result = arena("tournament", *bots("first", "last"), "--cycles", "1", "--sandbox", "none",
+                   "--out", tmp_path / "two", "--quiet")
+    assert result.exit_code == 0, result.output
+    assert "note:" not in result.output
+    ranking = json.loads((tmp_path / "two" / "ranking.json").read_text())
+    assert ranking["tournament"]["players"] == [2] and ranking["games"] == 2
+    asked = arena("tournament", *bots("first", "last"), "--players", "4", "--dry-run",
+                  "--sandbox", "none", "--out", tmp_path / "four")
+    assert asked.exit_code == 0
+    assert "note: 2 bots for 4-seat tables: every table seats some bots more than once" \
+        in asked.output
+
+
+def test_out_refuses_a_folder_holding_other_things(tmp_path):
+    folder = tmp_path / "mine"
+    (folder / "photos").mkdir(parents=True)
+    (folder / "thesis.txt").write_text("chapter 1")
+    error = one_line_error(arena("tournament", *bots("first", "last"), "--cycles", "1",
+                                 "--sandbox", "none", "--out", folder, "--quiet"))
+    assert "holds other files (photos, thesis.txt)" in error
+    assert sorted(p.name for p in folder.iterdir()) == ["photos", "thesis.txt"]
+
+
+def test_tournament_takes_memory_log_dir_and_verbose(tmp_path):
+    logs = tmp_path / "bot-logs"
+    result = arena("tournament", *bots("first", "last"), "--cycles", "1", "--sandbox", "none",
+                   "--out", tmp_path / "out", "--quiet", "--memory-mb", "256",
+                   "--log-dir", logs, "--verbose")
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in logs.iterdir()) == ["first.log", "last.log"]
+    assert "memory" in one_line_error(arena("tournament", *bots("first", "last"),
+                                            "--memory-mb", "8", "--out", tmp_path / "x"))
+
+
+def test_version():
+    result = arena("--version")
+    assert result.exit_code == 0 and result.output.startswith("arena (sushi-go-arena) ")
