@@ -22,7 +22,8 @@ from typing import Any
 from arena.protocol import FaultKind
 from engine import Card, Pick
 
-__all__ = ["FAULT_KINDS", "MAX_FAULTS", "Fault", "FaultKind", "FaultPolicy", "judge", "shorten"]
+__all__ = ["FAULT_KINDS", "MAX_FAULTS", "Fault", "FaultKind", "FaultPolicy", "index_hint", "judge",
+           "shorten"]
 
 #: The kinds' names, in the order tables list them.
 FAULT_KINDS = tuple(kind.value for kind in FaultKind)
@@ -53,6 +54,24 @@ class Fault:
                 "kind": self.kind.value, "detail": self.detail}
 
 
+def _suggest(name: object) -> str:
+    """A hint for a near miss: a card name in other letters or with other separators."""
+    if not isinstance(name, str):
+        return ""
+    key = name.strip().lower().replace("-", "_").replace(" ", "_")
+    match = _CARDS.get(key) or _CARDS.get(key.replace("_", ""))
+    if match is None and key.endswith("s"):
+        match = _CARDS.get(key[:-1])
+    return f" (did you mean {match.value!r}?)" if match is not None else ""
+
+
+def index_hint(shown: str) -> str:
+    """A hint when a bot returned a number: the card itself is wanted, not its index."""
+    if shown.strip().lstrip("-").isdigit():
+        return f" (return the card, obs.hand[{shown.strip()}], not its index)"
+    return ""
+
+
 def judge(value: Any, legal: Sequence[Pick], *, can_use_chopsticks: bool,
           hand: Sequence[Card]) -> tuple[Pick | None, str]:
     """The legal pick ``value`` stands for, or ``(None, reason)`` when it is illegal.
@@ -72,7 +91,7 @@ def judge(value: Any, legal: Sequence[Pick], *, can_use_chopsticks: bool,
         card = _CARDS.get(name) if isinstance(name, str) else None
         if card is None:
             return None, f"returned {shorten(repr(value), 60)}: {shorten(repr(name), 40)} " \
-                         "is not a card name"
+                         f"is not a card name{_suggest(name)}"
         cards.append(card)
     pick = tuple(cards)
     if pick in legal:

@@ -19,7 +19,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
-from arena.faults import Fault, FaultKind, FaultPolicy, judge, shorten
+from arena.faults import Fault, FaultKind, FaultPolicy, index_hint, judge, shorten
 from arena.process import BotProcess, Failure, Hub, Job
 from arena.protocol import (
     Budget,
@@ -321,7 +321,7 @@ class _Game:
                              reply.traceback)
             elif isinstance(reply, Unsendable):
                 self._record(q.seat, FaultKind.ILLEGAL, f"returned {shorten(reply.shown, 100)}: "
-                             "not a card name or a list of card names")
+                             f"not a card name or a list of card names{index_hint(reply.shown)}")
             elif isinstance(reply, Picked):
                 value: object = reply.value if isinstance(reply.value, str) else list(reply.value)
                 pick, why = judge(value, q.legal, hand=q.obs.hand,

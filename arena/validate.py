@@ -82,11 +82,12 @@ def validate(spec: BotSpec, options: ArenaOptions
             faults.extend((seed, f) for f in mine)
             rec = result.record
             table = f"{players} players" + (f", {' + '.join(variants)}" if variants else "")
+            if any(f.kind == "start" for f in mine):  # random cards played: no score to show
+                summary.append(f"game {seed} ({table}): the bot did not load")
+                break
             summary.append(f"game {seed} ({table}): score {rec['scores'][0]}, place "
                            f"{rec['places'][0]}, {len(mine)} fault(s), "
                            f"{result.pick_seconds[0]:.2f} s thinking")
-            if any(f.kind == "start" for f in mine):
-                break
     return faults, summary
 
 

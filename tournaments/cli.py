@@ -9,6 +9,7 @@ import signal
 import sqlite3
 import sys
 import threading
+from collections.abc import Sequence
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
@@ -22,6 +23,7 @@ from arena.play import check_names
 from arena.pool import (
     ArenaOptions,
     BotLoadError,
+    BotSpec,
     SandboxUnavailable,
     check_sandbox,
     resolve_bots,
@@ -78,6 +80,23 @@ def default_cycles(bots: int, players: list[int], *, target: int = GAMES_PER_BOT
     per_bot = min(sum(1 for g in one if b in g.seats) for b in range(bots))
     cycles = max(1, math.ceil(target / per_bot))
     return cycles + cycles % 2 if cycles > 1 else cycles
+
+
+def _check_entries(specs: Sequence[BotSpec]) -> None:
+    """One entry per bot file; bots renamed apart (same file name) are shown with their paths."""
+    seen: dict[Path, str] = {}
+    for spec in specs:
+        if spec.path in seen:
+            fail(f"{safe_text(str(spec.path))} is listed twice (as {seen[spec.path]} and "
+                 f"{spec.name}); a tournament enters each bot file once")
+        seen[spec.path] = spec.name
+    stems: dict[str, list[BotSpec]] = {}
+    for spec in specs:
+        stems.setdefault(spec.path.stem, []).append(spec)
+    for stem, same in stems.items():
+        if len(same) > 1:
+            shown = ", ".join(f"{s.name} = {s.path}" for s in same)
+            typer.echo(safe_text(f"note: {len(same)} bot files are named {stem}.py: {shown}"))
 
 
 def _stored_seed(out: Path) -> int | None:
@@ -182,6 +201,7 @@ def tournament_command(
     except (BotLoadError, OSError) as err:
         fail(safe_text(str(err)))
     check_names(specs)
+    _check_entries(specs)
     if len(specs) < 2:
         fail(f"a tournament needs at least 2 bots, got {len(specs)}")
     if memory_mb < 64:

@@ -107,3 +107,21 @@ def test_a_bot_named_like_a_standard_module_plays_from_its_own_folder(tmp_path: 
     ranking = json.loads((tmp_path / "out" / "ranking.json").read_text())
     assert sorted(b["name"] for b in ranking["bots"]) == ["greedy", "random"]
     assert all(sum(b["faults"].values()) == 0 for b in ranking["bots"])
+
+
+def test_validate_teaches(tmp_path: Path) -> None:
+    bots = {"index": "def pick(obs):\n    return len(obs.hand) - 1\n",
+            "capital": "def pick(obs):\n    return 'Sashimi'\n",
+            "broken": "import nosuchmodule\n\ndef pick(obs):\n    return obs.hand[0]\n",
+            "nopick": "def choose(obs):\n    return obs.hand[0]\n"}
+    said = {}
+    for name, source in bots.items():
+        (tmp_path / f"{name}.py").write_text(source)
+        result = runner.invoke(app, ["validate", str(tmp_path / f"{name}.py")])
+        assert result.exit_code == 1
+        said[name] = " ".join(result.output.split())
+    assert "not its index" in said["index"] and "obs.hand[" in said["index"]
+    assert "did you mean 'sashimi'?" in said["capital"]
+    for name in ("broken", "nopick"):  # a bot that never loaded has no score to show
+        assert "the bot did not load" in said[name] and "score" not in said[name]
+    assert "it defines: choose" in said["nopick"]

@@ -245,3 +245,18 @@ def test_tournament_takes_memory_log_dir_and_verbose(tmp_path):
 def test_version():
     result = arena("--version")
     assert result.exit_code == 0 and result.output.startswith("arena (sushi-go-arena) ")
+
+
+def test_entries_are_one_per_file_and_same_names_are_shown(tmp_path):
+    first = str(BOTS / "first.py")
+    error = one_line_error(arena("tournament", first, first, "--sandbox", "none", "--out",
+                                 tmp_path / "o"))
+    assert "first.py is listed twice (as first and first-2)" in error
+    other = tmp_path / "mine" / "first.py"
+    other.parent.mkdir()
+    other.write_text((BOTS / "last.py").read_text())
+    result = arena("tournament", first, str(other), "--dry-run", "--sandbox", "none",
+                   "--out", tmp_path / "p")
+    assert result.exit_code == 0, result.output
+    assert f"note: 2 bot files are named first.py: first = {first}, first-2 = {other}" \
+        in " ".join(result.output.split())
