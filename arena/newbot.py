@@ -21,7 +21,7 @@ Only the standard library and the `engine` package can be imported. See docs/bot
 Try it:
     arena validate {file}                 # explains every problem it finds
     arena play {file} random greedy       # one game, shown turn by turn
-    arena tournament {file} bots/         # against every built-in bot
+    arena tournament {file} random greedy heuristic mcts   # against the built-in bots
 """
 
 import random  # seeded by the arena before every game: draw from it to stay reproducible

@@ -258,6 +258,7 @@ def _run(specs: list[Any], config: TournamentConfig, *, out: Path, options: Any,
         the_plan = plan(config, store, workers)
         typer.echo(safe_text(the_plan.summary(workers), multiline=True))
         if dry_run:
+            typer.echo(safe_text(the_plan.listing(), multiline=True))
             return
         assert store is not None
         typer.echo(f"output: {safe_text(str(out))}")
@@ -307,8 +308,23 @@ def _run(specs: list[Any], config: TournamentConfig, *, out: Path, options: Any,
     typer.echo(f"\nresults: {safe_text(str(out))}/ (ranking.json, ranking.md, ranking.csv)")
 
 
+def _latest(directory: Path) -> Path:
+    """``directory``, or the newest tournament folder in it (``arena rank arena-results``)."""
+    if (directory / DB_NAME).exists() or not directory.is_dir():
+        return directory
+    runs = sorted((p for p in directory.iterdir() if (p / DB_NAME).is_file()),
+                  key=lambda p: (p / DB_NAME).stat().st_mtime)
+    if not runs:
+        return directory
+    typer.echo(f"(the latest tournament in {safe_text(str(directory))}: "
+               f"{safe_text(runs[-1].name)})", err=True)
+    return runs[-1]
+
+
 def rank_command(
-    directory: Annotated[Path, typer.Argument(help="A tournament's output folder.")],
+    directory: Annotated[Path, typer.Argument(
+        help="A tournament's output folder, or a folder of them (the latest is ranked).")
+    ] = RESULTS_DIR,
     format: Annotated[RankFormat, typer.Option(
         "--format", "-f", help="table, md, csv or json.")] = RankFormat.TABLE,
     write: Annotated[bool, typer.Option(
@@ -316,6 +332,7 @@ def rank_command(
     ] = False,
 ) -> None:
     """Print a tournament's ranking again from its database (finished or not)."""
+    directory = _latest(directory)
     try:
         ranking = rank_directory(directory)
         if write:

@@ -60,6 +60,19 @@ class Plan:
     measured: bool = False      #: the estimate comes from stored games' times
     worst: float = 0.0          #: the time if every pick took the full move time
 
+    def listing(self, limit: int = 40) -> str:
+        """The schedule game by game (the first ``limit`` games and how many more)."""
+        names = self.config.names
+        lines = []
+        for game in self.schedule[:limit]:
+            seats = ", ".join(names[b] for b in game.seats)
+            lines.append(f"  game {game.index + 1}: cycle {game.cycle + 1}, "
+                         f"{game.players}-player table {game.table + 1}, rotation "
+                         f"{game.rotation + 1}, deal {game.seed}: {seats}")
+        if len(self.schedule) > limit:
+            lines.append(f"  ... and {len(self.schedule) - limit} more games")
+        return "\n".join(lines)
+
     def summary(self, workers: int) -> str:
         """The schedule printed before anything runs."""
         c = self.config
@@ -76,7 +89,8 @@ class Plan:
             f"schedule: {c.schedule.value}, {'/'.join(map(str, sizes))}-player tables, "
             f"{c.cycles} cycle(s), seed {c.seed}"
             + (f", variants {', '.join(c.variant)}" if c.variant else ""),
-            f"games: {len(self.schedule)} ({tables} tables, each played in every seat "
+            f"games: {len(self.schedule)} ({tables} table{'s' if tables != 1 else ''}, each "
+            "played in every seat "
             f"rotation on one deal; {each} games per bot)",
         ]
         done = len(self.schedule) - len(self.missing)

@@ -260,3 +260,20 @@ def test_entries_are_one_per_file_and_same_names_are_shown(tmp_path):
     assert result.exit_code == 0, result.output
     assert f"note: 2 bot files are named first.py: first = {first}, first-2 = {other}" \
         in " ".join(result.output.split())
+
+
+def test_dry_run_lists_the_games_and_rank_finds_the_latest_run(tmp_path):
+    listed = arena("tournament", *bots("first", "last"), "--players", "2", "--cycles", "1",
+                   "--seed", "4", "--dry-run", "--sandbox", "none", "--out", tmp_path / "x")
+    assert listed.exit_code == 0
+    assert "(1 table, each played" in listed.output
+    assert "game 1: cycle 1, 2-player table 1, rotation 1, deal" in listed.output
+    assert "game 2: cycle 1, 2-player table 1, rotation 2" in listed.output
+    results = tmp_path / "results"
+    for name in ("2026-01-01_10-00-00", "2026-01-01_11-00-00"):
+        assert arena("tournament", *bots("first", "last"), "--cycles", "1", "--sandbox",
+                     "none", "--out", results / name, "--quiet").exit_code == 0
+        time.sleep(0.05)
+    ranked = arena("rank", results, "--format", "json")
+    assert ranked.exit_code == 0, ranked.output
+    assert "2026-01-01_11-00-00" in ranked.output
