@@ -61,6 +61,10 @@ class Host(Protocol):
         """The text of ``bot``'s file, or why it cannot be loaded."""
         ...
 
+    def note(self, bot: Bot, lines: Sequence[str]) -> None:
+        """Add arena lines to ``bot``'s log (a fault with the bot's traceback)."""
+        ...
+
 
 @dataclass(frozen=True)
 class SeatTiming:
@@ -340,6 +344,10 @@ class _Game:
     def _record(self, seat: int, kind: FaultKind, detail: str, tb: str = "") -> None:
         state = self.state
         self.policy.fault(seat, state.round, state.turn, kind, detail, tb)
+        if tb.strip():  # where a bot author looks first: the bot's own log
+            self.host.note(self.seats[seat].bot, [
+                f"{kind.value} fault, round {state.round}, turn {state.turn}: {detail}",
+                *tb.rstrip().splitlines()])
         if kind is FaultKind.START or self.policy.restarts(kind) or not self.policy.may_ask(seat):
             self.seats[seat].retire()
 

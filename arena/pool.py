@@ -239,6 +239,16 @@ class BotPool:
             return failure
         return self._start_failure or Failure(FaultKind.START, "cannot start a process")
 
+    def note(self, bot: Bot, lines: Sequence[str]) -> None:
+        """Add arena lines to ``bot``'s log, if logs are kept."""
+        path = log_path(self.options.log_dir, bot.name)
+        if path is None:
+            return
+        log_file = BotLog(path)
+        for line in lines:
+            log_file.note(line)
+        log_file.close()
+
     def source(self, bot: Bot) -> str | Failure:
         """The bot file's text (read again only when the file changes)."""
         path = Path(bot.path)

@@ -94,6 +94,10 @@ class Failure:
     traceback: str = ""
 
 
+#: The death of a process the arena closed (a game over, a seat retired after its fault).
+_CLOSED = Failure(FaultKind.CRASH, "closed by the arena")
+
+
 @dataclass(eq=False)
 class Job:
     """One request to one process and, once the hub has finished it, its outcome."""
@@ -398,7 +402,7 @@ class BotProcess:
     def kill(self, failure: Failure | None = None) -> None:
         """SIGKILL the process with everything it started; never waits. Reaped later."""
         if self.death is None:
-            self.death = failure or Failure(FaultKind.CRASH, "closed by the arena")
+            self.death = failure or _CLOSED
         job = self.job
         if job is not None and not job.done:
             self.hub.jobs.discard(job)
@@ -428,9 +432,10 @@ class BotProcess:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self.req_w = self.rep_r = self.log_r = -1
-        kind = self.death.kind.value if self.ready else "closed"
-        detail = self.death.detail
-        self.log.note(f"process ended ({kind}{': ' + detail if detail else ''})")
+        if self.death is _CLOSED:
+            self.log.note("process ended (closed by the arena)")
+        else:
+            self.log.note(f"process ended ({self.death.kind.value}: {self.death.detail})")
         self.log.close()
         self._outbuf = b""
         self.hub.dying.add(self)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 import textwrap
 from pathlib import Path
 from typing import Annotated
@@ -10,7 +11,7 @@ import typer
 
 from arena.clitools import SandboxChoice, fail
 from arena.faults import FAULT_KINDS, Fault
-from arena.logs import setup_logging
+from arena.logs import log_path, setup_logging
 from arena.play import check_names
 from arena.pool import (
     ArenaOptions,
@@ -27,6 +28,7 @@ __all__ = ["GAMES", "explain", "validate_command", "validate"]
 WIDTH = 80
 EXAMPLES = 4
 TRACEBACK_LINES = 14
+PRINTED_LINES = 20
 OPPONENT = Path(__file__).resolve().with_name("opponent.py")
 #: (players, variants) of the games a bot is checked with; it always sits in seat 0.
 GAMES: list[tuple[int, list[str]]] = [
@@ -91,6 +93,15 @@ def validate(spec: BotSpec, options: ArenaOptions
     return faults, summary
 
 
+def _printed(log: Path | None, lines: int = PRINTED_LINES) -> list[str]:
+    """The last lines the bot wrote to stdout/stderr (already escaped by its log)."""
+    if log is None or not log.exists():
+        return []
+    own = [line for line in log.read_text(encoding="utf-8", errors="replace").splitlines()
+           if not line.startswith("--- arena: ")]
+    return own[-lines:]
+
+
 def validate_command(
     bot: Annotated[str, typer.Argument(help="The bot file (or built-in bot name) to check.",
                                        show_default=False)],
@@ -113,16 +124,24 @@ def validate_command(
     check_names(specs)
     spec = specs[0]
     name = safe_text(spec.name)
-    options = ArenaOptions(move_time=move_time, sandbox=sandbox.value, memory_mb=memory_mb)
-    try:
-        faults, summary = validate(spec, options)
-    except SandboxUnavailable as err:
-        fail(safe_text(str(err)))
-    except KeyboardInterrupt:
-        fail("interrupted", 130)
+    with tempfile.TemporaryDirectory(prefix="sushi-validate-") as logs:
+        options = ArenaOptions(move_time=move_time, sandbox=sandbox.value, memory_mb=memory_mb,
+                               log_dir=Path(logs))
+        try:
+            faults, summary = validate(spec, options)
+        except SandboxUnavailable as err:
+            fail(safe_text(str(err)))
+        except KeyboardInterrupt:
+            fail("interrupted", 130)
+        printed = _printed(log_path(Path(logs), spec.name))
     typer.echo(f"Validating {name} ({safe_text(str(spec.path))})")
     for line in summary:
         typer.echo(f"  {safe_text(line)}")
+    if printed:
+        typer.echo(f"What the bot printed (the last {len(printed)} lines; arena play "
+                   "--log-dir DIR keeps it all):")
+        for line in printed:
+            typer.echo(f"  | {line}")
     if not faults:
         typer.echo(f"OK: {name} loads and plays legal picks in time.")
         return

@@ -306,6 +306,9 @@ def _run(specs: list[Any], config: TournamentConfig, *, out: Path, options: Any,
     typer.echo("")
     typer.echo(ranking_table(ranking))
     typer.echo(f"\nresults: {safe_text(str(out))}/ (ranking.json, ranking.md, ranking.csv)")
+    if options.log_dir is not None:
+        typer.echo(f"each bot's output and tracebacks: {safe_text(str(options.log_dir))}/NAME.log"
+                   "; every fault's details: arena publish (bot pages)")
 
 
 def _latest(directory: Path) -> Path:

@@ -125,3 +125,20 @@ def test_validate_teaches(tmp_path: Path) -> None:
     for name in ("broken", "nopick"):  # a bot that never loaded has no score to show
         assert "the bot did not load" in said[name] and "score" not in said[name]
     assert "it defines: choose" in said["nopick"]
+
+
+def test_print_debugging_is_visible(tmp_path: Path) -> None:
+    bot = tmp_path / "chatter.py"
+    bot.write_text("def pick(obs):\n    print('hand of', len(obs.hand))\n"
+                   "    if obs.round == 2:\n        return 1 / 0\n    return obs.hand[0]\n")
+    shown = runner.invoke(app, ["validate", str(bot)])
+    assert shown.exit_code == 1
+    assert "What the bot printed" in shown.output and "| hand of" in shown.output
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["tournament", str(bot), "greedy", "--cycles", "1", "--seed",
+                                 "1", "--out", str(out), "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert f"{out}/logs/NAME.log" in result.output
+    log = (out / "logs" / "chatter.log").read_text()
+    assert "hand of 10" in log  # its prints ...
+    assert "crash fault, round 2" in log and "ZeroDivisionError" in log  # ... and traceback
