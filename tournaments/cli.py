@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import os
 import secrets
 import signal
@@ -43,7 +42,7 @@ from tournaments.report import (
     write_rankings,
 )
 from tournaments.runner import RunError
-from tournaments.schedule import ScheduleError, ScheduleKind, build_schedule
+from tournaments.schedule import GAMES_PER_BOT, ScheduleError, ScheduleKind, default_cycles
 from tournaments.store import DB_NAME, Store, StoreError
 from tournaments.tournament import LOG_NAME, make_config, plan, play_tournament, rank_directory
 
@@ -52,8 +51,6 @@ __all__ = ["tournament_command", "rank_command", "default_cycles", "GAMES_PER_BO
 
 #: Seats per table without --players (fewer when fewer bots enter).
 DEFAULT_PLAYERS = 4
-#: Without --cycles, enough cycles for every bot to play at least this many games.
-GAMES_PER_BOT = 100
 RESULTS_DIR = Path("arena-results")
 CONFIRM_SECONDS = 3600.0
 
@@ -72,14 +69,6 @@ class RankFormat(StrEnum):
     MD = "md"
     CSV = "csv"
     JSON = "json"
-
-
-def default_cycles(bots: int, players: list[int], *, target: int = GAMES_PER_BOT) -> int:
-    """Cycles giving every bot at least ``target`` games; even (pass directions balance)."""
-    one = build_schedule(bots=bots, players=players, cycles=1, seed=0)
-    per_bot = min(sum(1 for g in one if b in g.seats) for b in range(bots))
-    cycles = max(1, math.ceil(target / per_bot))
-    return cycles + cycles % 2 if cycles > 1 else cycles
 
 
 def _check_entries(specs: Sequence[BotSpec]) -> None:

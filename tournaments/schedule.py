@@ -25,6 +25,8 @@ __all__ = [
     "random_tables",
     "random_block_games",
     "build_schedule",
+    "default_cycles",
+    "GAMES_PER_BOT",
     "game_seed",
 ]
 
@@ -133,6 +135,18 @@ def random_tables(bots: int, players: int, games: int, *, rng: random.Random
                 left[b] -= 1
             tables.append(tuple(chosen))
     return tables
+
+
+#: Without --cycles, enough cycles for every bot to play at least this many games.
+GAMES_PER_BOT = 100
+
+
+def default_cycles(bots: int, players: list[int], *, target: int = GAMES_PER_BOT) -> int:
+    """Cycles giving every bot at least ``target`` games; even (pass directions balance)."""
+    one = build_schedule(bots=bots, players=players, cycles=1, seed=0)
+    per_bot = min(sum(1 for g in one if b in g.seats) for b in range(bots))
+    cycles = max(1, math.ceil(target / per_bot))
+    return cycles + cycles % 2 if cycles > 1 else cycles
 
 
 def build_schedule(

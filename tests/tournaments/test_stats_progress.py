@@ -6,9 +6,8 @@ import io
 
 import pytest
 
-from tournaments.cli import GAMES_PER_BOT, default_cycles
 from tournaments.progress import PlainProgress, format_duration
-from tournaments.schedule import build_schedule
+from tournaments.schedule import GAMES_PER_BOT, build_schedule, default_cycles
 from tournaments.stats import GameFacts, bootstrap_ranks, bot_stats, head_to_head
 
 

@@ -1,0 +1,36 @@
+"""The Python API: a tournament or one game from bot files, the result as a value."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine import replay
+from tournaments.api import play_game, run_tournament
+
+BOTS = Path(__file__).resolve().parent / "bots"
+
+
+def test_run_tournament_returns_the_ranking(tmp_path: Path) -> None:
+    ranking = run_tournament([BOTS / "first.py", "random"], cycles=2, seed=3,
+                             move_time=0.5, out=tmp_path / "t")
+    assert ranking["format"] == "sushi-go-ranking/1" and ranking["complete"]
+    assert ranking["tournament"]["players"] == [2] and ranking["games"] == 4
+    assert sorted(b["name"] for b in ranking["bots"]) == ["first", "random"]
+    assert (tmp_path / "t" / "ranking.json").is_file()
+    again = run_tournament([BOTS / "first.py", "random"], cycles=2, seed=3, move_time=0.5)
+    assert [b["rating"] for b in again["bots"]] == [b["rating"] for b in ranking["bots"]]
+
+
+def test_play_game_returns_a_replayable_record() -> None:
+    game = play_game(["random", "greedy", BOTS / "first.py"], seed=7, move_time=0.5)
+    assert game.record["players"] == ["random", "greedy", "first"] and game.faults == []
+    replay(game.record)
+
+
+def test_bad_input_is_a_value_error() -> None:
+    with pytest.raises(ValueError, match="no such bot file or built-in bot"):
+        run_tournament(["nobody"])
+    with pytest.raises(ValueError, match="at least 2 bots"):
+        run_tournament(["random"])

@@ -1,0 +1,79 @@
+"""The Python API: a tournament, or one game, from bot files, with the result as a value.
+
+For notebooks and scripts, the way ``env.run([...])`` works in kaggle-environments::
+
+    from tournaments.api import play_game, run_tournament
+
+    ranking = run_tournament(["my_bot.py", "greedy", "mcts"], cycles=2, seed=1)
+    ranking["bots"][0]["name"]           # the leader (ranking.json's content, as a dict)
+
+    game = play_game(["my_bot.py", "random"], seed=7)
+    game.record["scores"], game.faults   # sushi-go-record/1, and every fault with its detail
+
+Bots are files, folders of bot files or built-in names, exactly as on the command line; they
+run sandboxed as there. Errors are ``ValueError`` with the command line's one-line message.
+"""
+
+from __future__ import annotations
+
+import secrets
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from arena.game import GameResult
+from arena.pool import ArenaOptions, BotPool, resolve_bots, tournament_secret
+from arena.slots import usable_cores
+from engine import parse_variants
+from tournaments.progress import NoProgress
+from tournaments.schedule import ScheduleKind, default_cycles
+from tournaments.store import Store
+from tournaments.tournament import make_config, plan, play_tournament
+
+__all__ = ["play_game", "run_tournament"]
+
+
+def play_game(bots: Sequence[str | Path], *, seed: int | None = None,
+              variant: Sequence[str] = (), move_time: float = 1.0,
+              sandbox: str = "auto") -> GameResult:
+    """Play one game between ``bots`` (2 to 5, in seat order); returns its result."""
+    specs = resolve_bots([str(b) for b in bots])
+    options = ArenaOptions(move_time=move_time, sandbox=sandbox)
+    with BotPool(options) as pool:
+        return pool.play(specs, secrets.randbits(31) if seed is None else seed,
+                         [v.value for v in parse_variants(variant)])
+
+
+def run_tournament(bots: Sequence[str | Path] = (), *, players: Sequence[int] | None = None,
+                   cycles: int | None = None, seed: int | None = None,
+                   move_time: float = 1.0, workers: int | None = None,
+                   variant: Sequence[str] = (), out: Path | str | None = None,
+                   sandbox: str = "auto") -> dict[str, Any]:
+    """Play a round-robin tournament and return its ranking (``ranking.json`` as a dict, with
+    each bot's time per pick under ``"time"``).
+
+    Defaults as ``arena tournament``: the built-in bots, tables of min(4, bots) seats, enough
+    cycles for 100 games per bot, a random seed. With ``out`` the tournament is stored there
+    (and resumed if it is already); without it, in a temporary folder that is removed.
+    """
+    specs = resolve_bots([str(b) for b in bots])
+    if len(specs) < 2:
+        raise ValueError(f"a tournament needs at least 2 bots, got {len(specs)}")
+    names = tuple(v.value for v in parse_variants(variant))
+    sizes = tuple(sorted(set(players or [2 if "two-player-dummy" in names
+                                         else min(4, len(specs))])))
+    seed = secrets.randbits(52) if seed is None else seed
+    cycles = cycles or default_cycles(len(specs), list(sizes))
+    config = make_config(specs, players=sizes, cycles=cycles, seed=seed,
+                         schedule=ScheduleKind.ROUND_ROBIN, games=None, variant=names,
+                         move_time=move_time)
+    config.build()
+    workers = workers or usable_cores()
+    options = ArenaOptions(move_time=move_time, sandbox=sandbox, secret=tournament_secret(seed))
+    with tempfile.TemporaryDirectory(prefix="sushi-tournament-") as scratch:
+        folder = Path(out) if out is not None else Path(scratch) / "tournament"
+        with Store.open(folder, config) as store:
+            the_plan = plan(config, store, workers)
+            return play_tournament(specs, store, the_plan, out=folder,
+                                   options=options, workers=workers, progress=NoProgress())
