@@ -18,6 +18,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Plain help and errors: no boxes, no <list[str]>-style placeholders; one error style.
+    rich_markup_mode=None,
 )
 app.command("bench")(bench.bench_command)
 app.command("doctor")(doctor.doctor_command)

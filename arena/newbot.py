@@ -116,9 +116,9 @@ def write_bot(name: str, directory: Path, *, force: bool = False) -> Path:
 
 def new_bot_command(
     name: Annotated[str, typer.Argument(help="Name of the bot (the file is NAME.py).",
-                                        show_default=False)],
+                                        show_default=False, metavar="NAME")],
     directory: Annotated[Path, typer.Option(
-        "--dir", help="Folder to write the file in.", file_okay=False)] = Path("."),
+        "--dir", help="Folder to write the file in.", file_okay=False, metavar="DIR")] = Path("."),
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
 ) -> None:
     """Write a commented starting bot file NAME.py that already plays legal cards."""

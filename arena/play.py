@@ -82,19 +82,22 @@ class TurnPrinter:
 
 def play_command(
     bots: Annotated[list[str], typer.Argument(
-        help="Bot files or built-in bot names (2 to 5), in seat order.", show_default=False)],
-    seed: Annotated[int | None, typer.Option(help="Seed of the deal (default: random).")] = None,
+        help="Bot files or built-in bot names (2 to 5), in seat order.", show_default=False,
+            metavar="BOT")],
+    seed: Annotated[int | None, typer.Option(help="Seed of the deal (default: random).",
+        metavar="N")] = None,
     record: Annotated[Path | None, typer.Option(
-        help="Write the game record (JSON) to this file.")] = None,
+        help="Write the game record (JSON) to this file.", metavar="FILE")] = None,
     variant: Annotated[list[Variant] | None, typer.Option(
-        "--variant", help="A rule variant (repeatable).")] = None,
-    move_time: Annotated[float, typer.Option(help="Seconds per pick.")] = 1.0,
+        "--variant", help="A rule variant (repeatable).", metavar="NAME")] = None,
+    move_time: Annotated[float, typer.Option(help="Seconds per pick.", metavar="SECONDS")] = 1.0,
     sandbox: Annotated[SandboxChoice, typer.Option(
         help="auto/bwrap: bots run in bubblewrap; none: unsandboxed, trusted bots only.")
     ] = SandboxChoice.AUTO,
-    memory_mb: Annotated[int, typer.Option(help="Memory limit of each bot (MiB).")] = 1024,
+    memory_mb: Annotated[int, typer.Option(help="Memory limit of each bot (MiB).",
+        metavar="MIB")] = 1024,
     log_dir: Annotated[Path | None, typer.Option(
-        help="Keep each bot's output (stdout/stderr) in DIR/NAME.log.")] = None,
+        help="Keep each bot's output (stdout/stderr) in DIR/NAME.log.", metavar="DIR")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log details.")] = False,
 ) -> None:
     """Play one game and print it turn by turn, with the final scores and places."""

@@ -104,11 +104,12 @@ def _printed(log: Path | None, lines: int = PRINTED_LINES) -> list[str]:
 
 def validate_command(
     bot: Annotated[str, typer.Argument(help="The bot file (or built-in bot name) to check.",
-                                       show_default=False)],
-    move_time: Annotated[float, typer.Option(help="Seconds per pick.")] = 1.0,
+                                       show_default=False, metavar="BOT")],
+    move_time: Annotated[float, typer.Option(help="Seconds per pick.", metavar="SECONDS")] = 1.0,
     sandbox: Annotated[SandboxChoice, typer.Option(
         help="auto/bwrap: in bubblewrap; none: unsandboxed.")] = SandboxChoice.AUTO,
-    memory_mb: Annotated[int, typer.Option(help="Memory limit of the bot (MiB).")] = 1024,
+    memory_mb: Annotated[int, typer.Option(help="Memory limit of the bot (MiB).",
+        metavar="MIB")] = 1024,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log details.")] = False,
 ) -> None:
     """Load a bot in the sandbox, play short games with it and say plainly what is wrong."""

@@ -29,12 +29,13 @@ def parse_replays(text: str) -> int | None:
 
 
 def publish_command(
-    directory: Annotated[Path, typer.Argument(help="A tournament's output folder.")],
+    directory: Annotated[Path, typer.Argument(help="A tournament's output folder.", metavar="DIR")],
     site: Annotated[Path, typer.Option(
         "--site", help="Folder to write the static site into (new, empty, or an earlier "
-        "site, which is replaced).", show_default=False)],
+        "site, which is replaced).", show_default=False, metavar="DIR")],
     replays: Annotated[str, typer.Option(
-        help="Replay pages to make: a number, or 'all'. Games with faults come first.")
+        help="Replay pages to make: a number, or 'all'. Games with faults come first.",
+            metavar="N|all")
     ] = str(DEFAULT_REPLAYS),
 ) -> None:
     """Write a static leaderboard site with plots and turn-by-turn game replays.

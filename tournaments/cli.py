@@ -122,39 +122,42 @@ def _cores() -> int:
 def tournament_command(
     bots: Annotated[list[str] | None, typer.Argument(
         help="Bot files, or directories of bot files. Default: the built-in bots.",
-        show_default=False)] = None,
+        show_default=False, metavar="BOT")] = None,
     players: Annotated[list[int] | None, typer.Option(
         "--players", "-p", help="Seats per table (2-5); repeat for several table sizes. "
-        "Default: 4, or the number of bots when fewer enter.", show_default=False)] = None,
+        "Default: 4, or the number of bots when fewer enter.", show_default=False,
+            metavar="N")] = None,
     cycles: Annotated[int | None, typer.Option(
         min=1, help="Complete schedules, each with fresh deals. Default: enough for every "
-        f"bot to play {GAMES_PER_BOT} games.", show_default=False)] = None,
+        f"bot to play {GAMES_PER_BOT} games.", show_default=False, metavar="N")] = None,
     seed: Annotated[int | None, typer.Option(
         help="Seed of every deal (and of random tables). Default: drawn at random (and kept "
         "with the results); a seed bots could guess makes the deals guessable.",
-        show_default=False)] = None,
+        show_default=False, metavar="N")] = None,
     move_time: Annotated[float, typer.Option(
-        "--move-time", min=0.001, help="Seconds a bot may think per pick.")] = 1.0,
+        "--move-time", min=0.001, help="Seconds a bot may think per pick.",
+            metavar="SECONDS")] = 1.0,
     workers: Annotated[int | None, typer.Option(
         min=1, help="Games played in parallel. Default: the number of cores.",
-        show_default=False)] = None,
+        show_default=False, metavar="N")] = None,
     cores: Annotated[int | None, typer.Option(
         min=1, help="Cores the run may use: at most this many bots think at once, each on a "
-        "core of its own. Default: every core of this machine.", show_default=False)] = None,
+        "core of its own. Default: every core of this machine.", show_default=False,
+            metavar="N")] = None,
     out: Annotated[Path | None, typer.Option(
         help="Output folder; an existing one is resumed. Default: a new folder under "
-        "./arena-results/.", show_default=False)] = None,
+        "./arena-results/.", show_default=False, metavar="DIR")] = None,
     records: Annotated[bool, typer.Option(
         "--records", help="Write every game record under OUT/games/.")] = False,
     variant: Annotated[list[str] | None, typer.Option(
         "--variant", help="Rule variant for every game (repeatable): pass-both-ways, "
-        "two-player-dummy, soy-sauce.", show_default=False)] = None,
+        "two-player-dummy, soy-sauce.", show_default=False, metavar="NAME")] = None,
     schedule: Annotated[ScheduleKind, typer.Option(
         help="round-robin: every combination of bots; random: balanced random tables "
         "(with --games).")] = ScheduleKind.ROUND_ROBIN,
     games: Annotated[int | None, typer.Option(
         min=1, help="Games per table size and cycle with --schedule random (rounded up so "
-        "every bot plays equally).", show_default=False)] = None,
+        "every bot plays equally).", show_default=False, metavar="N")] = None,
     sandbox: Annotated[SandboxChoice, typer.Option(
         help="Bot isolation: auto (bwrap, refuse if unavailable), bwrap, or none.")
     ] = SandboxChoice.AUTO,
@@ -169,12 +172,12 @@ def tournament_command(
         "instance, or the cluster at --address).")] = Executor.LOCAL,
     address: Annotated[str | None, typer.Option(
         help="With --executor ray: the cluster to join (HOST:PORT or 'auto'). Default: "
-        "start a local Ray instance for the run.", show_default=False)] = None,
+        "start a local Ray instance for the run.", show_default=False, metavar="HOST:PORT")] = None,
     memory_mb: Annotated[int, typer.Option(
-        help="Memory limit of each bot (MiB), 64 at least.")] = 1024,
+        help="Memory limit of each bot (MiB), 64 at least.", metavar="MIB")] = 1024,
     log_dir: Annotated[Path | None, typer.Option(
         help="Keep each bot's output (print debugging, tracebacks) in DIR/NAME.log. "
-        "Default: OUT/logs.", show_default=False)] = None,
+        "Default: OUT/logs.", show_default=False, metavar="DIR")] = None,
     verbose: Annotated[bool, typer.Option(
         "--verbose", "-v", help="Log the arena's details to stderr (and OUT/arena.log).")
     ] = False,
@@ -315,7 +318,8 @@ def _latest(directory: Path) -> Path:
 
 def rank_command(
     directory: Annotated[Path, typer.Argument(
-        help="A tournament's output folder, or a folder of them (the latest is ranked).")
+        help="A tournament's output folder, or a folder of them (the latest is ranked).",
+            metavar="DIR")
     ] = RESULTS_DIR,
     format: Annotated[RankFormat, typer.Option(
         "--format", "-f", help="table, md, csv or json.")] = RankFormat.TABLE,
