@@ -82,7 +82,7 @@
     var table = el("table", "data board");
     var head = table.createTHead().insertRow();
     ["seat", "bot", "hand before the pick", "picked", "in front, after the pick",
-     f.round_end ? "round points" : "points so far", "puddings", "earlier rounds"]
+     f.round_end ? "round points" : "points if the round ended now", "puddings", "earlier rounds"]
       .forEach(function (h, i) {
         var th = el("th", i >= 1 && i <= 4 ? "text" : null, h);
         head.appendChild(th);

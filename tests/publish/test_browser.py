@@ -109,6 +109,8 @@ def test_replay_steps_to_the_last_turn_and_shows_the_final_scores(
     assert page.locator("#prev").is_disabled()
     hand = page.locator("#board tbody tr").first.locator("td").nth(2)
     assert hand.locator(".card").count() == turns
+    # Mid-round points count maki as if the round ended now: the header says so.
+    assert "points if the round ended now" in page.locator("#board thead").inner_text()
     visit.shot("replay-first")
     steps = 0
     while page.locator("#next").is_enabled() and steps < 100:
