@@ -12,7 +12,7 @@ from pathlib import Path
 
 from arena.textsafe import escape_decoded, safe_text
 
-__all__ = ["BotLog", "SafeFormatter", "setup_logging", "log_path"]
+__all__ = ["BotLog", "printed_lines", "SafeFormatter", "setup_logging", "log_path"]
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +57,16 @@ def setup_logging(log_file: Path | None = None, verbose: bool = False) -> None:
     except (ImportError, AssertionError) as err:  # not installed, or not the fork start method
         # Such a process writes its own lines to the file (appends of whole lines).
         log.debug("logging without multiprocessing-logging here: %s", err)
+
+
+def printed_lines(log: Path | None, lines: int) -> list[str]:
+    """The last ``lines`` lines a bot wrote to stdout/stderr (escaped already by its log),
+    without the arena's own notes."""
+    if log is None or not log.exists():
+        return []
+    own = [line for line in log.read_text(encoding="utf-8", errors="replace").splitlines()
+           if not line.startswith("--- arena: ")]
+    return own[-lines:]
 
 
 def log_path(log_dir: Path | None, bot_name: str) -> Path | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 import sys
+import tempfile
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
@@ -14,7 +15,7 @@ import typer
 from tabulate import tabulate
 
 from arena.clitools import SandboxChoice, fail
-from arena.logs import setup_logging
+from arena.logs import log_path, printed_lines, setup_logging
 from arena.pool import (
     ArenaOptions,
     BotLoadError,
@@ -30,6 +31,8 @@ from engine import Pick, Variant
 __all__ = ["SandboxChoice", "check_names", "fail", "format_pick", "play_command"]
 
 WIDTH = 80
+#: Lines of each bot's output shown after the game.
+PRINTED_LINES = 10
 
 
 def format_pick(pick: Pick) -> str:
@@ -118,19 +121,29 @@ def play_command(
         fail("the two-player-dummy variant takes exactly 2 bots")
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
-    options = ArenaOptions(move_time=move_time, sandbox=sandbox.value, memory_mb=memory_mb,
-                           log_dir=log_dir)
     typer.echo(f"Seed {seed}: " + " vs ".join(safe_text(s.name) for s in specs)
                + (f" (variants: {', '.join(variants)})" if variants else ""))
-    try:
-        with BotPool(options) as pool:
-            result = pool.play(specs, seed, variants, on_turn=TurnPrinter())
-    except SandboxUnavailable as err:
-        fail(safe_text(str(err)))
-    except ValueError as err:
-        fail(safe_text(str(err)))
-    except KeyboardInterrupt:
-        fail("interrupted", 130)
+    with tempfile.TemporaryDirectory(prefix="sushi-play-") as scratch:
+        logs = log_dir if log_dir is not None else Path(scratch)
+        options = ArenaOptions(move_time=move_time, sandbox=sandbox.value,
+                               memory_mb=memory_mb, log_dir=logs)
+        try:
+            with BotPool(options) as pool:
+                result = pool.play(specs, seed, variants, on_turn=TurnPrinter())
+        except SandboxUnavailable as err:
+            fail(safe_text(str(err)))
+        except ValueError as err:
+            fail(safe_text(str(err)))
+        except KeyboardInterrupt:
+            fail("interrupted", 130)
+        printed = {spec.name: printed_lines(log_path(logs, spec.name), PRINTED_LINES)
+                   for spec in specs}
+    for name, lines in printed.items():
+        if lines:
+            typer.echo(f"\nWhat {safe_text(name)} printed (the last {len(lines)} lines"
+                       + ("" if log_dir is not None else "; --log-dir DIR keeps it all") + "):")
+            for line in lines:
+                typer.echo(f"  | {line}")
     rec = result.record
     counts = [0] * len(rec["players"])
     for fault in rec["faults"]:

@@ -11,7 +11,7 @@ import typer
 
 from arena.clitools import SandboxChoice, fail
 from arena.faults import FAULT_KINDS, Fault
-from arena.logs import log_path, setup_logging
+from arena.logs import log_path, printed_lines, setup_logging
 from arena.play import check_names
 from arena.pool import (
     ArenaOptions,
@@ -93,15 +93,6 @@ def validate(spec: BotSpec, options: ArenaOptions
     return faults, summary
 
 
-def _printed(log: Path | None, lines: int = PRINTED_LINES) -> list[str]:
-    """The last lines the bot wrote to stdout/stderr (already escaped by its log)."""
-    if log is None or not log.exists():
-        return []
-    own = [line for line in log.read_text(encoding="utf-8", errors="replace").splitlines()
-           if not line.startswith("--- arena: ")]
-    return own[-lines:]
-
-
 def validate_command(
     bot: Annotated[str, typer.Argument(help="The bot file (or built-in bot name) to check.",
                                        show_default=False, metavar="BOT")],
@@ -134,7 +125,7 @@ def validate_command(
             fail(safe_text(str(err)))
         except KeyboardInterrupt:
             fail("interrupted", 130)
-        printed = _printed(log_path(Path(logs), spec.name))
+        printed = printed_lines(log_path(Path(logs), spec.name), PRINTED_LINES)
     typer.echo(f"Validating {name} ({safe_text(str(spec.path))})")
     for line in summary:
         typer.echo(f"  {safe_text(line)}")
