@@ -26,7 +26,7 @@ from arena.pool import (
     resolve_bots,
 )
 from arena.textsafe import check_name, safe_text
-from engine import Pick, Variant
+from engine import Pick, Variant, parse_variants
 
 __all__ = ["SandboxChoice", "check_names", "fail", "format_pick", "play_command"]
 
@@ -91,8 +91,9 @@ def play_command(
         metavar="N")] = None,
     record: Annotated[Path | None, typer.Option(
         help="Write the game record (JSON) to this file.", metavar="FILE")] = None,
-    variant: Annotated[list[Variant] | None, typer.Option(
-        "--variant", help="A rule variant (repeatable).", metavar="NAME")] = None,
+    variant: Annotated[list[str] | None, typer.Option(
+        "--variant", help="A rule variant (repeatable): pass-both-ways, two-player-dummy, "
+        "soy-sauce.", metavar="NAME")] = None,
     move_time: Annotated[float, typer.Option(help="Seconds per pick.", metavar="SECONDS")] = 1.0,
     sandbox: Annotated[SandboxChoice, typer.Option(
         help="auto/bwrap: bots run in bubblewrap; none: unsandboxed, trusted bots only.")
@@ -116,7 +117,10 @@ def play_command(
     check_names(specs)
     if not 2 <= len(specs) <= 5:
         fail(f"a game takes 2 to 5 bots, not {len(specs)}")
-    variants = [v.value for v in variant or []]
+    try:  # the same check, and the same message, as arena tournament's
+        variants = [v.value for v in parse_variants(variant or [])]
+    except ValueError as err:
+        fail(f"--variant: {safe_text(str(err))}")
     if Variant.TWO_PLAYER_DUMMY.value in variants and len(specs) != 2:
         fail("the two-player-dummy variant takes exactly 2 bots")
     if seed is None:

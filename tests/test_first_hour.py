@@ -125,6 +125,10 @@ def test_10_help_and_dry_runs_say_what_they_promise(home: Path) -> None:
     assert "(1 table, each" in said and "game 2: cycle 1, 2-player table 1, rotation 2" in said
     arena(home, "tournament", "my_bot.py", "greedy", "--cycles", "1", *SHORT)
     assert "(the latest tournament in arena-results" in arena(home, "rank")
+    wrong = [arena(home, command, "my_bot.py", "greedy", "--variant", "blue", code=2).strip()
+             for command in ("play", "tournament")]
+    assert wrong[0] == wrong[1] == ("error: --variant: unknown variant 'blue' (known: "
+                                    "pass-both-ways, two-player-dummy, soy-sauce)")
 
 
 def test_11_the_python_api(home: Path) -> None:
