@@ -36,7 +36,7 @@ from arena.protocol import (
 from arena.sandbox import Launch, Sandbox
 from arena.slots import CoreSlots, LocalSlots, usable_cores
 from arena.textsafe import safe_text
-from arena.zygote import Zygote, ZygoteError
+from arena.zygote import Zygote, ZygoteError, descendant
 
 __all__ = ["BotProcess", "Failure", "Hub", "Job", "describe_exit"]
 
@@ -47,25 +47,6 @@ EXIT_WAIT = 0.5       # seconds to learn how a process that closed its channel e
 SLOT_POLL = 0.002     # seconds between looks for a core slot another worker freed
 _CHANNEL, _LOG, _EXIT, _OUT, _ZYGOTE, _ZYGOTE_LOG = range(6)
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-
-
-def _descendant(pid: int, name: str) -> int:
-    """The first process under ``pid`` (breadth first) whose name is ``name``, else 0."""
-    queue = [pid]
-    while queue:
-        current = queue.pop(0)
-        try:
-            with open(f"/proc/{current}/comm") as f:
-                if f.read().strip() == name and current != pid:
-                    return current
-            children: list[int] = []
-            for task in os.listdir(f"/proc/{current}/task"):
-                with open(f"/proc/{current}/task/{task}/children") as f:
-                    children += [int(c) for c in f.read().split()]
-        except (OSError, ValueError):
-            continue
-        queue += children
-    return 0
 
 
 def _nonblocking(fd: int) -> None:
@@ -205,7 +186,7 @@ class BotProcess:
         runner forked by the zygote joins its cgroup now, before any bot code runs."""
         zygote = self.hub.zygote
         if not self.ident or zygote is None:
-            self.runner_pid = _descendant(self.pid, os.path.basename(self.sandbox.python)[:15])
+            self.runner_pid = descendant(self.pid, os.path.basename(self.sandbox.python)[:15])
             return
         end = time.monotonic() + 1.0
         while not self.ns_pid and self.hub.zygote is not None and time.monotonic() < end:

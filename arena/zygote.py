@@ -26,7 +26,7 @@ import time
 
 from arena.sandbox import Sandbox
 
-__all__ = ["Zygote", "ZygoteError", "ZygoteEvent"]
+__all__ = ["Zygote", "ZygoteError", "ZygoteEvent", "descendant"]
 
 
 class ZygoteError(RuntimeError):
@@ -43,6 +43,21 @@ def _children(pid: int) -> list[int]:
             with open(f"/proc/{pid}/task/{task}/children") as f:
                 found += [int(c) for c in f.read().split()]
     return found
+
+
+def descendant(pid: int, name: str) -> int:
+    """The first process under ``pid`` (breadth first) whose name is ``name``, else 0."""
+    queue = _children(pid)
+    while queue:
+        current = queue.pop(0)
+        try:
+            with open(f"/proc/{current}/comm") as f:
+                if f.read().strip() == name:
+                    return current
+        except OSError:
+            continue
+        queue += _children(current)
+    return 0
 
 
 def _ns_pid(pid: int) -> int | None:
@@ -97,24 +112,9 @@ class Zygote:
             if not data:
                 return False
             if json.loads(data) == {"ready": True}:
-                self.host_pid = next((p for p in self._tree() if self._is_python(p)), 0)
+                self.host_pid = descendant(self.popen.pid, self._python)
                 return self.host_pid != 0
         return False
-
-    def _tree(self) -> list[int]:
-        queue, seen = [self.popen.pid], []
-        while queue:
-            pid = queue.pop(0)
-            seen.append(pid)
-            queue += _children(pid)
-        return seen
-
-    def _is_python(self, pid: int) -> bool:
-        try:
-            with open(f"/proc/{pid}/comm") as f:
-                return f.read().strip() == self._python
-        except OSError:
-            return False
 
     def _log_tail(self) -> str:
         with contextlib.suppress(OSError):
