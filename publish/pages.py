@@ -138,10 +138,11 @@ def _rating_overview(site: Site) -> str:
     svg = line_chart(series, title="Rating (mu − 3 sigma) over the tournament",
                      x_label="game number (schedule order)", y_label="rating (mu − 3σ)",
                      width=1000, height=340, legend=False)
-    return (figure(svg, "Each bot's conservative TrueSkill rating (mu − 3·sigma) after every "
-                   "game it played, games replayed in schedule order as in the ranking.",
-                   fig_id="rating-overview")
-            + f'<p class="legend">{"".join(legend)}</p>')
+    # The key above the plot it explains (it used to follow the caption, below the plot).
+    return (f'<p class="legend" id="rating-legend">{"".join(legend)}</p>'
+            + figure(svg, "Each bot's conservative TrueSkill rating (mu − 3·sigma) after "
+                     "every game it played, games replayed in schedule order as in the "
+                     "ranking.", fig_id="rating-overview"))
 
 
 def _h2h_matrix(site: Site) -> str:

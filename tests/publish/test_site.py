@@ -132,6 +132,9 @@ def test_publish_command(odd_tournament: Path, tmp_path: Path) -> None:
     assert (site / MARKER).exists()
     assert len(list((site / "games").glob("game-*.html"))) == 3
     assert "Replay pages exist for 3 of 12 games" in (site / "games" / "index.html").read_text()
+    index = (site / "index.html").read_text(encoding="utf-8")
+    # The rating chart's key sits above the chart, not below its caption.
+    assert index.index('id="rating-legend"') < index.index('id="rating-overview"')
     again = runner.invoke(app, ["publish", str(odd_tournament), "--site", str(site)])
     assert again.exit_code == 0, again.output                 # an earlier site is replaced
     assert len(list((site / "games").glob("game-*.html"))) == 12
