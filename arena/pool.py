@@ -40,6 +40,8 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+#: Runners tried for one seat before its bot gets a start fault (the host, not the bot, failed).
+BOOT_ATTEMPTS = 3
 #: Largest bot file accepted.
 MAX_SOURCE = 4 << 20
 
@@ -223,9 +225,15 @@ class BotPool:
 
     # ------------------------------------------------------------ the game's host
     def fresh_process(self, bot: Bot) -> BotProcess | Failure:
-        """A booted runner that has run no bot code, now serving ``bot``."""
-        self._boot(1)
-        if self._warm:
+        """A booted runner that has run no bot code, now serving ``bot``.
+
+        A runner that failed to boot (no fault of the bot's) is replaced, a few times.
+        """
+        failure: Failure | None = None
+        for _ in range(BOOT_ATTEMPTS):
+            self._boot(1)
+            if not self._warm:
+                break
             proc = self._warm.pop(0)
             if not proc.warm and proc.job is not None:
                 self.hub.wait([proc.job])
@@ -236,8 +244,8 @@ class BotPool:
                 return proc
             failure = proc.death or Failure(FaultKind.START, "the sandbox did not start")
             proc.kill(failure)
-            return failure
-        return self._start_failure or Failure(FaultKind.START, "cannot start a process")
+        return failure or self._start_failure or Failure(FaultKind.START,
+                                                         "cannot start a process")
 
     def note(self, bot: Bot, lines: Sequence[str]) -> None:
         """Add arena lines to ``bot``'s log, if logs are kept."""

@@ -195,15 +195,16 @@ class BotProcess:
             self.hub.pump_zygote()
         _parent, self.runner_pid = zygote.locate(self.ns_pid) if self.ns_pid else (0, 0)
         self.pid = self.runner_pid
-        if not self.runner_pid:
-            log.warning("cannot find the runner of spawn %d (pid %d in the zygote)", self.ident,
-                        self.ns_pid)
         cgroup = self.launch.cgroup if self.launch is not None else None
-        if self.runner_pid and cgroup is not None:
-            try:
+        try:
+            if not self.runner_pid:
+                raise OSError(f"no runner found for spawn {self.ident} (pid {self.ns_pid})")
+            if cgroup is not None:
                 cgroup.add(self.runner_pid)
-            except Exception as err:  # noqa: BLE001 - then the bot runs without its cgroup
-                log.warning("%s: cannot move the runner into its cgroup: %s", self.name, err)
+        except Exception as err:  # noqa: BLE001 - a bot never runs outside its limits
+            log.warning("%s: a runner that cannot be placed is dropped: %s", self.name, err)
+            self.kill(Failure(FaultKind.START, "the sandbox did not start (its runner could "
+                                               "not be placed in its cgroup)"))
 
     def _target(self) -> int:
         """The host pid that is the bot's process (never 0: kill(0) is our own group)."""

@@ -180,3 +180,25 @@ def test_a_dead_zygote_means_sandboxes_one_by_one() -> None:
         again = pool.play([spec("first"), spec("seeded")], seed=3)
     assert again.faults == []
     replay(again.record)
+
+
+def test_a_runner_that_cannot_join_its_cgroup_is_replaced(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena import cgroups
+    from tests.arena.conftest import options
+
+    if cgroups.detect().version is None:
+        pytest.skip("no cgroups for bots on this host")
+    real = cgroups.BotCgroup.add
+    refused: list[int] = []
+
+    def flaky(self: cgroups.BotCgroup, pid: int) -> None:
+        if not refused:
+            refused.append(pid)
+            raise cgroups.CgroupError("refused once, for the test")
+        real(self, pid)
+
+    monkeypatch.setattr(cgroups.BotCgroup, "add", flaky)
+    with BotPool(options()) as pool:
+        result = pool.play([spec("first"), spec("seeded")], seed=4)
+    assert refused and result.faults == []  # never a bot outside its limits, nor its fault
