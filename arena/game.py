@@ -283,13 +283,16 @@ class _Game:
                 self._record(seat.index, FaultKind.CRASH,
                              f"{job.reply.where} raised {job.reply.message}", job.reply.traceback)
 
+    def _detail(self, job: Job) -> str:
+        """A failed job's fault detail; a timeout states the limit that applied."""
+        assert job.failure is not None
+        if job.failure.kind is FaultKind.TIMEOUT:
+            return self.budget.timeout_detail(job.seconds)
+        return job.failure.detail
+
     def _job_failed(self, seat: _Seat, job: Job) -> None:
-        failure = job.failure
-        assert failure is not None
-        detail = failure.detail
-        if failure.kind is FaultKind.TIMEOUT:
-            detail = self.budget.timeout_detail(job.seconds)
-        self._record(seat.index, failure.kind, detail, failure.traceback)
+        assert job.failure is not None
+        self._record(seat.index, job.failure.kind, self._detail(job), job.failure.traceback)
 
     def _ask(self, questions: list[_Question], picks: list[Pick | None]) -> None:
         restart = [self.seats[q.seat] for q in questions
@@ -374,11 +377,8 @@ class _Game:
             seat.timed(job)
             failure = job.failure
             if failure is not None:
-                detail = failure.detail
-                if failure.kind is FaultKind.TIMEOUT:
-                    detail = self.budget.timeout_detail(job.seconds)
-                self.policy.fault(seat.index, 3, last_turn, failure.kind, f"end_game: {detail}",
-                                  failure.traceback)
+                self.policy.fault(seat.index, 3, last_turn, failure.kind,
+                                  f"end_game: {self._detail(job)}", failure.traceback)
             elif isinstance(job.reply, Raised):
                 self.policy.fault(seat.index, 3, last_turn, FaultKind.CRASH,
                                   f"end_game raised {job.reply.message}", job.reply.traceback)

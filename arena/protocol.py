@@ -108,10 +108,6 @@ class Budget:
         return (f"no reply in {waited:.2f} s (limit {self.move_time:g} s + "
                 f"{self.grace:g} s grace)")
 
-    def startup_detail(self) -> str:
-        """The detail of a bot that did not load in time."""
-        return f"not loaded after {self.startup:g} s (start-up limit)"
-
 
 class ProtocolError(Exception):
     """Bytes from a sandbox that are not a valid reply; ``detail`` says what, briefly."""

@@ -56,6 +56,10 @@ TMP_SIZE = 64 << 20
 #: Threads a bot process may run (it may not start processes at all under seccomp).
 PROCESSES = 64
 _counter = itertools.count()
+#: How the interpreter in a sandbox starts the runner (or the zygote): the prepared library's
+#: byte-compiled sushi_runner, with its configuration in argv[1] and the library in argv[2].
+_FLAGS = ("-s", "-S", "-B", "-P")
+_START = "import sys; sys.path.insert(0, sys.argv[2]); import sushi_runner; sushi_runner.main()"
 _probe_cache: dict[str, str | None] = {}
 
 
@@ -254,13 +258,10 @@ class Sandbox:
         """
         config: dict[str, object] = {"req": req, "rep": rep, "limits": self.limits()}
         executable, _ = _python()
-        start = "import sys; sys.path.insert(0, sys.argv[2]); import sushi_runner; " \
-                "sushi_runner.main()"
-        flags = ["-s", "-S", "-B", "-P"]
         if self.mode == "none":
             scratch = tempfile.mkdtemp(prefix="sushi-bot-")
             config.update(uid=None, lib=str(ENGINE_DIR.parent))
-            argv = [executable, *flags, str(RUNNER), _config(config)]
+            argv = [executable, *_FLAGS, str(RUNNER), _config(config)]
             return Launch(argv, _clean_env(scratch), cwd=scratch, scratch=scratch)
         launch = Launch([], _clean_env("/tmp"))
         try:
@@ -271,7 +272,7 @@ class Sandbox:
                 fd = seccomp.filter_pipe()
                 launch.fds.append(fd)
                 argv += ["--seccomp", str(fd)]
-            argv += [executable, *flags, "-c", start, _config(config), LIB_IN_BOX]
+            argv += [executable, *_FLAGS, "-c", _START, _config(config), LIB_IN_BOX]
             launch.argv = launch.cgroup.wrap(argv) if launch.cgroup is not None else argv
         except BaseException:
             launch.cleanup()
@@ -284,8 +285,6 @@ class Sandbox:
         every runner, which installs the filter itself), with the filter's program on an fd.
         """
         executable, _ = _python()
-        start = "import sys; sys.path.insert(0, sys.argv[2]); import sushi_runner; " \
-                "sushi_runner.main()"
         launch = Launch([], _clean_env("/tmp"))
         config: dict[str, object] = {"zygote": True, "control": control, "lib": LIB_IN_BOX,
                                      "seccomp": None}
@@ -298,8 +297,7 @@ class Sandbox:
             # Root of its own user namespace, with the capabilities to make namespaces and
             # mount /tmp for each runner; every runner drops them all before any bot code.
             argv[1:1] = ["--uid", "0", "--gid", "0", "--cap-add", "ALL"]
-        launch.argv = [*argv, executable, "-s", "-S", "-B", "-P", "-c", start,
-                       _config(config), LIB_IN_BOX]
+        launch.argv = [*argv, executable, *_FLAGS, "-c", _START, _config(config), LIB_IN_BOX]
         return launch
 
     def spawn_spec(self) -> tuple[UidLease | None, cgroups.BotCgroup | None, dict[str, int]]:
