@@ -203,6 +203,11 @@ class TimeStats:
                 "cpu_ms": None if cpu is None else round(1000 * cpu, 3)}
 
 
+def _number(value: object) -> float:
+    """A stored number, 0 for anything else (a game stored before times were kept)."""
+    return float(value) if isinstance(value, (int, float)) else 0.0
+
+
 def time_stats(games: Sequence[tuple[Sequence[int], Sequence[dict[str, object]]]], bots: int
                ) -> list[TimeStats]:
     """Per bot: ``games`` are (bot index per seat, timing per seat) pairs."""
@@ -210,10 +215,10 @@ def time_stats(games: Sequence[tuple[Sequence[int], Sequence[dict[str, object]]]
     for seats, timing in games:
         for bot, seat_time in zip(seats, timing, strict=False):
             s = stats[bot]
-            requests = int(seat_time.get("requests", 0) or 0)  # type: ignore[call-overload]
+            requests = int(_number(seat_time.get("requests")))
             s.requests += requests
-            s.wall += float(seat_time.get("wall", 0.0) or 0.0)  # type: ignore[arg-type]
-            s.wall_max = max(s.wall_max, float(seat_time.get("wall_max", 0.0) or 0.0))  # type: ignore[arg-type]
+            s.wall += _number(seat_time.get("wall"))
+            s.wall_max = max(s.wall_max, _number(seat_time.get("wall_max")))
             cpu = seat_time.get("cpu")
             if isinstance(cpu, (int, float)):
                 s.cpu += float(cpu)
