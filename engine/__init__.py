@@ -14,48 +14,51 @@ TYPE_CHECKING = False  # typing is not imported: it costs a bot process's start-
 if TYPE_CHECKING:
     from typing import Any
 
-    from engine.cards import DECK_COUNTS, HAND_SIZES, Card, deck, parse_card
+    from engine.cards import BY_NAME, DECK_COUNTS, HAND_SIZES, Card, deck, parse_card
     from engine.fast import FastGame, determinize
     from engine.observation import Observation
     from engine.record import FORMAT as RECORD_FORMAT
-    from engine.record import RecordError, replay, to_record
-    from engine.scoring import places, score_puddings, score_round
-    from engine.state import (
+    from engine.record import RecordError, ReplayStep, replay, replay_steps, to_record
+    from engine.rules import (
         DUMMY_NAME,
         DUMMY_SEAT,
+        ROUNDS,
         GameOverError,
-        GameState,
         IllegalPickError,
         Pick,
         Rules,
-        new_game,
         normalize_pick,
     )
+    from engine.scoring import places, score_puddings, score_round
+    from engine.state import GameState, new_game
     from engine.variants import Variant, parse_variants
 
 #: Each public name and the module (and name there) it comes from.
 _EXPORTS: dict[str, tuple[str, str]] = {
-    **{n: ("engine.cards", n) for n in ("Card", "DECK_COUNTS", "HAND_SIZES", "deck",
+    **{n: ("engine.cards", n) for n in ("BY_NAME", "Card", "DECK_COUNTS", "HAND_SIZES", "deck",
                                          "parse_card")},
     **{n: ("engine.fast", n) for n in ("FastGame", "determinize")},
     "Observation": ("engine.observation", "Observation"),
     "RECORD_FORMAT": ("engine.record", "FORMAT"),
-    **{n: ("engine.record", n) for n in ("RecordError", "replay", "to_record")},
+    **{n: ("engine.record", n) for n in ("RecordError", "ReplayStep", "replay", "replay_steps",
+                                          "to_record")},
     **{n: ("engine.scoring", n) for n in ("places", "score_puddings", "score_round")},
-    **{n: ("engine.state", n) for n in ("DUMMY_NAME", "DUMMY_SEAT", "GameOverError",
-                                         "GameState", "IllegalPickError", "Pick", "Rules",
-                                         "new_game", "normalize_pick")},
+    **{n: ("engine.rules", n) for n in ("DUMMY_NAME", "DUMMY_SEAT", "ROUNDS", "GameOverError",
+                                         "IllegalPickError", "Pick", "Rules",
+                                         "normalize_pick")},
+    **{n: ("engine.state", n) for n in ("GameState", "new_game")},
     **{n: ("engine.variants", n) for n in ("Variant", "parse_variants")},
 }
 
 __all__ = [
-    "Card", "DECK_COUNTS", "HAND_SIZES", "deck", "parse_card",
+    "BY_NAME", "Card", "DECK_COUNTS", "HAND_SIZES", "deck", "parse_card",
     "FastGame", "determinize",
     "Observation",
-    "RECORD_FORMAT", "RecordError", "replay", "to_record",
+    "RECORD_FORMAT", "RecordError", "ReplayStep", "replay", "replay_steps", "to_record",
     "places", "score_puddings", "score_round",
-    "DUMMY_NAME", "DUMMY_SEAT", "GameOverError", "GameState", "IllegalPickError", "Pick", "Rules",
-    "new_game", "normalize_pick",
+    "DUMMY_NAME", "DUMMY_SEAT", "ROUNDS", "GameOverError", "IllegalPickError", "Pick", "Rules",
+    "normalize_pick",
+    "GameState", "new_game",
     "Variant", "parse_variants",
 ]
 

@@ -9,6 +9,7 @@ __all__ = [
     "DECK_COUNTS",
     "SOY_SAUCE_COUNT",
     "HAND_SIZES",
+    "BY_NAME",
     "NIGIRI_POINTS",
     "MAKI_ICONS",
     "DUMPLING_POINTS",
@@ -68,7 +69,8 @@ MAKI_ICONS: dict[Card, int] = {Card.MAKI1: 1, Card.MAKI2: 2, Card.MAKI3: 3}
 #: Points for 0, 1, 2, 3, 4 and 5-or-more dumplings.
 DUMPLING_POINTS = (0, 1, 3, 6, 10, 15)
 
-_BY_NAME = {card.value: card for card in Card}
+#: Every card by its name (the one lookup from a name to a :class:`Card`).
+BY_NAME: dict[str, Card] = {card.value: card for card in Card}
 
 
 def deck(*, soy_sauce: bool = False) -> list[Card]:
@@ -82,7 +84,7 @@ def deck(*, soy_sauce: bool = False) -> list[Card]:
 def parse_card(name: object) -> Card:
     """The card named ``name``; raises ``ValueError`` naming the bad value otherwise."""
     if isinstance(name, str):
-        card = _BY_NAME.get(name)
+        card = BY_NAME.get(name)
         if card is not None:
             return card
     shown = repr(name)

@@ -13,9 +13,10 @@ from collections.abc import Sequence
 
 from engine.cards import DUMPLING_POINTS, Card
 from engine.observation import Observation
+from engine.rules import Rules
 from engine.scoring import majority, score_puddings
-from engine.state import GameState, Rules
-from engine.variants import Variant, parse_variants
+from engine.state import GameState
+from engine.variants import Variant
 
 __all__ = ["CARDS", "INDEX", "FastGame", "determinize"]
 
@@ -217,8 +218,7 @@ def determinize(obs: Observation, rng: random.Random) -> FastGame:
     dummy's pile and the later rounds' deals. For a ``for_dummy`` observation the controller's
     own card of this turn is in neither hand nor tableau, so it counts as unseen.
     """
-    rules = Rules(len(obs.players) - (1 if "two-player-dummy" in obs.variant else 0),
-                  parse_variants(obs.variant))
+    rules = Rules.for_seats(len(obs.players), obs.variant)
     g = FastGame(rules)
     g.round, g.turn = obs.round, obs.turn
     pool_counts = [0] * N_KINDS

@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from engine.cards import Card, parse_card
+from engine.cards import BY_NAME, Card, parse_card
 
 __all__ = ["Observation"]
 
-_BY_NAME: dict[str, Card] = {card.value: card for card in Card}
 
 
 class Observation(NamedTuple):
@@ -68,7 +67,7 @@ class Observation(NamedTuple):
 
         def cards(names: Sequence[str]) -> list[Card]:
             try:
-                return [_BY_NAME[n] for n in names]
+                return [BY_NAME[n] for n in names]
             except (KeyError, TypeError):
                 return [parse_card(n) for n in names]  # raises ValueError naming the bad one
 

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from engine.cards import Card
+from engine.rules import IllegalPickError, Pick, Rules
 from engine.scoring import score_round
-from engine.state import GameState, IllegalPickError, Rules, new_game
+from engine.state import GameState, new_game
 from engine.variants import parse_variants
 
-__all__ = ["FORMAT", "RecordError", "to_record", "replay"]
+__all__ = ["FORMAT", "RecordError", "ReplayStep", "to_record", "replay", "replay_steps"]
 
 FORMAT = "sushi-go-record/1"
 
@@ -63,12 +66,44 @@ def _field(record: Mapping[str, Any], name: str, kind: type | tuple[type, ...]) 
     return value
 
 
+@dataclass(frozen=True, slots=True)
+class ReplayStep:
+    """One turn of a replayed game: the table before it, the picks, and the table after."""
+
+    round: int
+    turn: int
+    before: GameState
+    picks: tuple[Pick, ...]          #: per seat, as placed (the dummy's too)
+    after: GameState
+    #: This round's tableaux after the picks, by seat (also on a round's last turn, when
+    #: ``after`` has moved on to the next round).
+    tableaux: tuple[tuple[Card, ...], ...]
+
+    @property
+    def round_end(self) -> bool:
+        """True on a round's last turn."""
+        return self.turn == self.before.rules.turns
+
+
 def replay(record: Mapping[str, Any], *, check_seed: bool = True) -> GameState:
     """Replay a record, re-checking every step; returns the finished state.
 
     Raises :class:`RecordError` naming the first inconsistency: a malformed field, hands that
     are impossible (or, with ``check_seed``, not those the seed deals), an illegal pick, or
     points, puddings, scores or places that differ from the rules' result.
+    """
+    state: GameState | None = None
+    for step in replay_steps(record, check_seed=check_seed):
+        state = step.after
+    assert state is not None  # a valid record has turns
+    return state
+
+
+def replay_steps(record: Mapping[str, Any], *, check_seed: bool = True
+                 ) -> Iterator[ReplayStep]:
+    """The turns of a record, checked as :func:`replay` checks them, one :class:`ReplayStep`
+    each. The checks of a round's points come after its last step, and those of the game's
+    totals after the last step of all: a consumer has a valid record once the iterator ends.
     """
     if not isinstance(record, Mapping):
         raise RecordError("a record is a JSON object")
@@ -87,7 +122,7 @@ def replay(record: Mapping[str, Any], *, check_seed: bool = True) -> GameState:
         if not isinstance(rnd, Mapping) or not all(k in rnd for k in ("hands", "picks", "points")):
             raise RecordError(f"round {r}: needs 'hands', 'picks' and 'points'")
     try:
-        rules = Rules(len(players) - (1 if "two-player-dummy" in variant else 0), variant)
+        rules = Rules.for_seats(len(players), variant)
         state = GameState.from_deals([rnd["hands"] for rnd in rounds], rules=rules,
                                      names=players, seed=seed,
                                      first_controller=record.get("dummy_first_controller"))
@@ -106,10 +141,16 @@ def replay(record: Mapping[str, Any], *, check_seed: bool = True) -> GameState:
         for t, turn in enumerate(picks, 1):
             if not isinstance(turn, list) or len(turn) != rules.seats:
                 raise RecordError(f"round {r}, turn {t}: expected {rules.seats} picks")
+            before = state
             try:
                 state = state.apply(turn)
             except IllegalPickError as err:
                 raise RecordError(f"round {r}, turn {t}: {err}") from None
+            if t == rules.turns:  # the round is over: its picks are in the history now
+                picked, tableaux = state.history[r - 1][-1], state.round_tableau(r)
+                yield ReplayStep(r, t, before, picked, state, tuple(map(tuple, tableaux)))
+            else:
+                yield ReplayStep(r, t, before, state.picks[-1], state, state.tableaux)
         expected = score_points(state, r)
         if rnd["points"] != expected:
             raise RecordError(f"round {r}: points {rnd['points']} but the picks score {expected}")
@@ -121,4 +162,3 @@ def replay(record: Mapping[str, Any], *, check_seed: bool = True) -> GameState:
     faults = record.get("faults", [])
     if not isinstance(faults, list):
         raise RecordError("'faults' is not a list")
-    return state

@@ -20,7 +20,7 @@ def split(points: int, ways: int) -> int:
 
 
 def _parsed(tableau: Iterable[Card | str]) -> list[Card]:
-    return [c if c.__class__ is Card else parse_card(c) for c in tableau]  # type: ignore[misc]
+    return [c if c.__class__ is Card else parse_card(c) for c in tableau]
 
 
 _TEMPURA, _SASHIMI, _DUMPLING = Card.TEMPURA, Card.SASHIMI, Card.DUMPLING

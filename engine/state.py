@@ -6,127 +6,31 @@ leaves the old one untouched, so copies can never alias.
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-from engine.cards import DECK_COUNTS, HAND_SIZES, SOY_SAUCE_COUNT, Card, deck, parse_card
+from engine.cards import Card, parse_card
 from engine.observation import Observation
+from engine.rules import (
+    DUMMY_NAME,
+    ROUNDS,
+    Deal,
+    GameOverError,
+    IllegalPickError,
+    Pick,
+    Rules,
+    normalize_pick,
+    without,
+)
 from engine.scoring import places, score_puddings, score_round
 from engine.variants import Variant, parse_variants
 
-__all__ = [
-    "Pick",
-    "Rules",
-    "GameState",
-    "IllegalPickError",
-    "GameOverError",
-    "new_game",
-    "normalize_pick",
-    "DUMMY_NAME",
-    "DUMMY_SEAT",
-]
-
-#: A pick: one card, or two cards (in placement order) when chopsticks are used.
-Pick = tuple[Card, ...]
-DUMMY_NAME = "dummy"
-#: The dummy's seat in the two-player dummy variant (every per-seat list has it last).
-DUMMY_SEAT = 2
-ROUNDS = 3
-DUMMY_HAND_SIZE = 9
-
-
-class IllegalPickError(ValueError):
-    """A seat's pick is not legal now. Carries the seat, the pick as given and the reason."""
-
-    def __init__(self, seat: int, pick: object, reason: str) -> None:
-        shown = repr(pick)
-        if len(shown) > 80:
-            shown = shown[:77] + "..."
-        super().__init__(f"seat {seat}: illegal pick {shown}: {reason}")
-        self.seat = seat
-        self.pick = pick
-        self.reason = reason
-
-
-class GameOverError(ValueError):
-    """A pick was applied to a finished game."""
-
-
-@dataclass(frozen=True, slots=True)
-class Rules:
-    """The static description of a game: seats, hand size and variants."""
-
-    players: int
-    variant: tuple[Variant, ...] = ()
-    #: True in the two-player-dummy variant (derived).
-    dummy: bool = field(init=False)
-    #: Seats at the table: the players, plus the dummy in that variant (derived).
-    seats: int = field(init=False)
-    #: Cards dealt to each seat per round (derived).
-    hand_size: int = field(init=False)
-    #: The variants' names, as observations and records show them (derived).
-    variant_names: tuple[str, ...] = field(init=False)
-
-    def __post_init__(self) -> None:
-        dummy = Variant.TWO_PLAYER_DUMMY in self.variant
-        if dummy and self.players != 2:
-            raise ValueError(f"the two-player-dummy variant needs 2 players, not {self.players}")
-        if self.players not in HAND_SIZES:
-            raise ValueError(f"Sushi Go! takes 2 to 5 players, not {self.players}")
-        object.__setattr__(self, "dummy", dummy)
-        object.__setattr__(self, "seats", 3 if dummy else self.players)
-        size = DUMMY_HAND_SIZE if dummy else HAND_SIZES[self.players]
-        object.__setattr__(self, "hand_size", size)
-        object.__setattr__(self, "variant_names", tuple(v.value for v in self.variant))
-
-    @property
-    def dummy_seat(self) -> int | None:
-        """The dummy's seat (:data:`DUMMY_SEAT`) in the dummy variant, else None."""
-        return DUMMY_SEAT if self.dummy else None
-
-    def direction(self, round_: int) -> int:
-        """+1 when seat i passes to seat i+1 this round, -1 when it passes to seat i-1."""
-        return -1 if round_ == 2 and Variant.PASS_BOTH_WAYS in self.variant else 1
-
-    def deck_counts(self) -> Counter[Card]:
-        counts = Counter(DECK_COUNTS)
-        if Variant.SOY_SAUCE in self.variant:
-            counts[Card.SOY_SAUCE] = SOY_SAUCE_COUNT
-        return counts
-
-
-def normalize_pick(value: object) -> Pick:
-    """A pick as a tuple of cards, from a card name or a list of one or two card names.
-
-    Raises ``ValueError`` when ``value`` has the wrong shape or names an unknown card.
-    """
-    if (isinstance(value, tuple) and 1 <= len(value) <= 2
-            and all(c.__class__ is Card for c in value)):
-        return value
-    if isinstance(value, str):
-        return (parse_card(value),)
-    if isinstance(value, (list, tuple)) and 1 <= len(value) <= 2:
-        return tuple(parse_card(v) for v in value)
-    raise ValueError("not a card name or a list of one or two card names")
-
+__all__ = ["GameState", "new_game"]
 
 _CHOPSTICKS = Card.CHOPSTICKS
 _PUDDING = Card.PUDDING
 _SINGLE: dict[Card, Pick] = {c: (c,) for c in Card}
-
-
-def _remove(hand: Sequence[Card], cards: Sequence[Card]) -> list[Card] | None:
-    """``hand`` without ``cards`` (a multiset difference), or None if a card is missing."""
-    rest = list(hand)
-    for card in cards:
-        try:
-            rest.remove(card)
-        except ValueError:
-            return None
-    return rest
 
 
 class GameState:
@@ -139,7 +43,7 @@ class GameState:
     rules: Rules
     seed: int | None
     names: tuple[str, ...]
-    deals: tuple[tuple[tuple[Card, ...], ...], ...]
+    deals: Deal
     first_controller: int | None
     round: int
     turn: int
@@ -242,9 +146,7 @@ class GameState:
                names: Sequence[str] | None, seed: int | None,
                first_controller: int | None) -> GameState:
         seats = rules.seats
-        if names is None:
-            names = [f"seat{s}" for s in range(rules.players)]
-        names = tuple(names)
+        names = rules.seat_names if names is None else tuple(names)
         if len(names) == rules.players and rules.dummy:
             names = (*names, DUMMY_NAME)
         if len(names) != seats:
@@ -261,7 +163,7 @@ class GameState:
         """The seat controlling the dummy this turn (dummy variant), else None."""
         if self.first_controller is None or self.over:
             return None
-        return (self.first_controller + (self.round - 1) * DUMMY_HAND_SIZE + self.turn - 1) % 2
+        return (self.first_controller + (self.round - 1) * self.rules.hand_size + self.turn - 1) % 2
 
     @property
     def acting_seats(self) -> range:
@@ -300,7 +202,7 @@ class GameState:
         if controller is None:
             return []
         own = self._checked(controller, own_pick)
-        rest = _remove(self.hands[controller], own) or []
+        rest = without(self.hands[controller], own) or []
         return [(c,) for c in dict.fromkeys(rest)]
 
     def known_hands(self, seat: int) -> list[tuple[Card, ...] | None]:
@@ -334,7 +236,7 @@ class GameState:
         if for_dummy:
             if seat != self.controller:
                 raise ValueError(f"seat {seat} does not control the dummy this turn")
-            hand = tuple(_remove(hand, self._checked(seat, for_dummy_after)) or ())
+            hand = tuple(without(hand, self._checked(seat, for_dummy_after)) or ())
             can_chop = False
         public = self._public
         if public is None:
@@ -387,7 +289,7 @@ class GameState:
                 why = "too few cards in hand to use chopsticks"
             raise IllegalPickError(seat, raw, why)
         hand = self.hands[seat]
-        if pick[0] not in hand or (len(pick) == 2 and _remove(hand, pick) is None):
+        if pick[0] not in hand or (len(pick) == 2 and without(hand, pick) is None):
             raise IllegalPickError(seat, raw, "not in hand " + repr([str(c) for c in hand]))
         return pick
 
@@ -409,9 +311,9 @@ class GameState:
         for seat in range(rules.players):
             raw = picks[seat]
             hand = list(self.hands[seat])
-            if (raw.__class__ is tuple and len(raw) == 1  # type: ignore[arg-type]
-                    and raw[0].__class__ is Card and raw[0] in hand):  # type: ignore[index]
-                pick: Pick = raw  # type: ignore[assignment]
+            if (raw.__class__ is tuple and len(raw) == 1
+                    and raw[0].__class__ is Card and raw[0] in hand):
+                pick: Pick = raw
                 hand.remove(pick[0])
             else:
                 pick = self._checked(seat, raw)
@@ -501,38 +403,11 @@ class GameState:
 _SLOTS = GameState.__slots__
 
 
-def shuffle(cards: list[Card], rng: random.Random) -> None:
-    """Fisher-Yates shuffle in place: the same permutation as ``rng.shuffle(cards)``.
-
-    Written out so that deals stay the same whatever a future Python does to ``shuffle``
-    (and it is a little faster).
-    """
-    getrandbits = rng.getrandbits
-    for i in range(len(cards) - 1, 0, -1):
-        n = i + 1
-        bits = n.bit_length()
-        j = getrandbits(bits)
-        while j >= n:
-            j = getrandbits(bits)
-        cards[i], cards[j] = cards[j], cards[i]
-
-
 def new_game(players: int | Sequence[str], seed: int,
              variant: Sequence[str | Variant] = ()) -> GameState:
-    """A new game for ``players`` (a count, or the players' names), dealt from ``seed``.
-
-    The whole deck is shuffled once with ``random.Random(seed)`` and each round's hands are
-    dealt from it in turn; in the dummy variant a draw from the same generator decides which
-    player controls the dummy first.
-    """
+    """A new game for ``players`` (a count, or the players' names), dealt from ``seed``
+    (:meth:`Rules.deal`)."""
     names = None if isinstance(players, int) else list(players)
     rules = Rules(players if isinstance(players, int) else len(players), parse_variants(variant))
-    rng = random.Random(seed)
-    cards = deck(soy_sauce=Variant.SOY_SAUCE in rules.variant)
-    shuffle(cards, rng)
-    size, seats = rules.hand_size, rules.seats
-    deals = tuple(
-        tuple(tuple(cards[base + s * size: base + (s + 1) * size]) for s in range(seats))
-        for base in (r * seats * size for r in range(ROUNDS)))
-    first = rng.randrange(2) if rules.dummy else None
+    deals, first = rules.deal(seed)
     return GameState._start(deals, rules=rules, names=names, seed=seed, first_controller=first)

@@ -123,3 +123,41 @@ def test_records_that_are_not_records() -> None:
 def test_only_a_finished_game_has_a_record() -> None:
     with pytest.raises(ValueError, match="finished"):
         to_record(new_game(3, 1))
+
+
+@pytest.mark.parametrize("players,variant", [(2, []), (3, ["pass-both-ways"]), (4, []),
+                                             (5, ["soy-sauce"]), (2, ["two-player-dummy"])])
+def test_replay_steps_walk_every_turn_of_the_game(players: int, variant: list[str]) -> None:
+    from engine import Rules, replay_steps
+
+    for seed in range(20):
+        record = finished_record(players, seed, tuple(variant))
+        rules = Rules.for_seats(len(record["players"]), variant)
+        steps = list(replay_steps(record))
+        assert len(steps) == rules.turns_per_game == 3 * rules.hand_size
+        assert [(s.round, s.turn) for s in steps] == [
+            (r, t) for r in (1, 2, 3) for t in range(1, rules.turns + 1)]
+        for r, rnd in enumerate(record["rounds"], 1):
+            mine = [s for s in steps if s.round == r]
+            assert [[list(map(str, p)) for p in s.picks] for s in mine] == rnd["picks"]
+            assert [s.round_end for s in mine] == [False] * (rules.turns - 1) + [True]
+            # the last step still shows the round's tableaux, whose score is the round's points
+            from engine import score_round
+            assert score_round(mine[-1].tableaux) == rnd["points"]
+        for a, b in zip(steps, steps[1:], strict=False):
+            assert b.before is a.after
+        assert steps[-1].after.over
+        assert steps[-1].after.final_scores == record["scores"] == replay(record).final_scores
+
+
+def test_replay_steps_check_totals_after_the_last_turn() -> None:
+    from engine import replay_steps
+
+    record = finished_record(4, 3)
+    record["scores"] = [s + 1 for s in record["scores"]]
+    steps = replay_steps(record)
+    seen = 0
+    with pytest.raises(RecordError, match="scores"):
+        for _ in steps:
+            seen += 1
+    assert seen == 24

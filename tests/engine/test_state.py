@@ -264,7 +264,7 @@ def test_observation_fields() -> None:
 
 
 def test_deals_use_the_fisher_yates_shuffle_of_the_seed() -> None:
-    from engine.state import shuffle
+    from engine.rules import shuffle
     for seed in range(300):
         expected = deck(soy_sauce=seed % 2 == 1)
         ours = list(expected)
