@@ -1,4 +1,4 @@
-"""``arena bench``: engine and arena speed on this machine (best of several timed runs)."""
+"""Speed measurements of the engine and the arena on this machine (best of several timed runs)."""
 
 from __future__ import annotations
 
@@ -10,14 +10,13 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from typing import Annotated, Any
+from pathlib import Path
 
-import typer
-from tabulate import tabulate
-
+from arena.pool import ArenaOptions, BotPool, BotSpec
+from arena.sandbox import SandboxMode
 from engine import FastGame, new_game
 
-__all__ = ["api_games_per_s", "playout_games_per_s", "bench_command", "best_rate",
+__all__ = ["PLAYER_COUNTS", "api_games_per_s", "playout_games_per_s", "best_rate",
            "arena_overhead", "fanout_round_trip_us", "pipe_round_trip_us"]
 
 PLAYER_COUNTS = (2, 3, 4, 5)
@@ -117,7 +116,7 @@ def _bare_turns(seeds: range, players: int) -> tuple[float, int]:
     return time.perf_counter() - start, turns
 
 
-def _start_ms(pool: Any, spec: Any, repeats: int) -> dict[str, float]:
+def _start_ms(pool: BotPool, spec: BotSpec, repeats: int) -> dict[str, float]:
     """Milliseconds to boot one sandboxed runner until it says hello (``boot``, done ahead of
     need) and to load a bot into a booted one (``load``, what a game waits for), best of
     ``repeats``."""
@@ -175,7 +174,7 @@ def fanout_round_trip_us(*, children: int = 4, trips: int = 1000, repeats: int =
 
 
 def arena_overhead(*, games: int = 20, repeats: int = 5, players: int = 4,
-                   sandbox: str = "auto") -> dict[str, float]:
+                   sandbox: SandboxMode = SandboxMode.AUTO) -> dict[str, float]:
     """Per-turn cost of the arena with trivial bots (``return obs.hand[0]``) in sandboxed
     processes, over the bare engine playing the same games.
 
@@ -183,10 +182,6 @@ def arena_overhead(*, games: int = 20, repeats: int = 5, players: int = 4,
     ``bare_turn_us``, ``arena_turn_overhead_us`` (their difference, best of ``repeats``) and
     ``bot_start_ms`` (starting one sandboxed bot process until it is ready to answer).
     """
-    from pathlib import Path
-
-    from arena.pool import ArenaOptions, BotPool, BotSpec
-
     with tempfile.TemporaryDirectory() as folder:
         bot = Path(folder) / "trivial.py"
         bot.write_text(_TRIVIAL_BOT)
@@ -215,73 +210,3 @@ def arena_overhead(*, games: int = 20, repeats: int = 5, players: int = 4,
     return {"arena_turn_us": arena_us, "bare_turn_us": bare_us,
             "arena_turn_overhead_us": arena_us - bare_us, "bot_start_ms": start_ms["boot"],
             "bot_load_ms": start_ms["load"], "game_ms": best_game * 1e3}
-
-
-def bench_command(
-    json_out: Annotated[bool, typer.Option("--json", help="End with one line of JSON.")] = False,
-    quick: Annotated[bool, typer.Option(help="Fewer games per measurement.")] = False,
-    fairness: Annotated[bool, typer.Option(
-        help="Also measure the core share of a thinking probe bot in real runs (about a "
-        "minute; 20 s with --quick).")] = True,
-) -> None:
-    """Measure engine and arena speed on this machine and print a table."""
-    scale = 5 if quick else 1
-    api = {str(n): round(api_games_per_s(n, games=200 // scale), 1) for n in PLAYER_COUNTS}
-    playout = {str(n): round(playout_games_per_s(n, games=1000 // scale), 1)
-               for n in PLAYER_COUNTS}
-    result: dict[str, object] = {"api_games_per_s": api, "playout_games_per_s": playout}
-    rows = [[n, api[str(n)], playout[str(n)]] for n in PLAYER_COUNTS]
-    typer.echo(tabulate(rows, headers=["players", "API games/s", "playout games/s"]))
-    from arena.pool import ArenaOptions as _Options
-    from arena.pool import SandboxUnavailable, check_sandbox
-
-    sandbox = "bwrap"
-    try:
-        check_sandbox(_Options(sandbox="bwrap"))
-    except SandboxUnavailable as err:
-        sandbox = "none"
-        typer.echo(f"note: arena measured without a sandbox ({err})", err=True)
-    round_trip = pipe_round_trip_us(repeats=3 if quick else 5)
-    fanout = fanout_round_trip_us(repeats=3 if quick else 5)
-    arena = arena_overhead(games=20 // scale, repeats=3 if quick else 5, sandbox=sandbox)
-    result["pipe_round_trip_us"] = round(round_trip, 1)
-    result["arena_turn_overhead_us"] = round(arena["arena_turn_overhead_us"], 1)
-    result["arena_turn_us"] = round(arena["arena_turn_us"], 1)
-    result["fanout_round_trip_us"] = round(fanout, 1)
-    result["bot_start_ms"] = round(arena["bot_start_ms"], 1)
-    result["bot_load_ms"] = round(arena["bot_load_ms"], 1)
-    result["game_ms"] = round(arena["game_ms"], 1)
-    result["arena_sandbox"] = sandbox
-    typer.echo("")
-    typer.echo(tabulate([
-        ["raw JSON round trip to a child Python", f"{round_trip:.1f} us"],
-        ["same, to 4 children at once", f"{fanout:.1f} us"],
-        [f"arena turn, 4 trivial bots ({sandbox})", f"{arena['arena_turn_us']:.1f} us"],
-        ["bare engine turn", f"{arena['bare_turn_us']:.1f} us"],
-        ["arena overhead per turn", f"{arena['arena_turn_overhead_us']:.1f} us "
-         f"({arena['arena_turn_overhead_us'] / round_trip:.1f}x round trip)"],
-        ["sandbox boot (runner ready, ahead of need)", f"{arena['bot_start_ms']:.1f} ms"],
-        ["bot load into a booted sandbox", f"{arena['bot_load_ms']:.1f} ms"],
-        ["whole 4-player game, fresh processes", f"{arena['game_ms']:.1f} ms"],
-    ], headers=["arena", "time"]))
-    if fairness:
-        result["core_share"] = _fairness(sandbox, games=2 if quick else 6)
-    if json_out:
-        typer.echo(json.dumps(result))
-
-
-def _fairness(sandbox: str, *, games: int) -> dict[str, dict[str, float]]:
-    """The probe's core share in each situation of :data:`tournaments.fairness.SITUATIONS`."""
-    from tournaments.fairness import SITUATIONS, core_share
-
-    shares: dict[str, dict[str, float]] = {}
-    rows = []
-    for situation in SITUATIONS:
-        share = core_share(situation, games=games, sandbox=sandbox)
-        shares[situation] = {"mean": round(share.mean, 3), "p5": round(share.p5, 3),
-                             "cores_busy": round(share.busy, 3), "picks": share.picks}
-        rows.append([situation, f"{share.mean:.2f}", f"{share.p5:.2f}", f"{share.busy:.0%}"])
-    typer.echo("")
-    typer.echo(tabulate(rows, headers=["a probe spinning 60% of its 0.2 s move time",
-                                       "core share", "5th pct", "cores busy"]))
-    return shares

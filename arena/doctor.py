@@ -1,15 +1,13 @@
-"""``arena doctor``: which protections the sandbox has on this host, one line each."""
+"""What ``arena doctor`` reports: which protections the sandbox has on this host, one line each."""
 
 from __future__ import annotations
 
 import os
 import sys
 
-import typer
-
 from arena.sandbox import SandboxUnavailable, probe_bwrap, protections
 
-__all__ = ["doctor_command", "report"]
+__all__ = ["report"]
 
 
 def report() -> tuple[list[str], bool]:
@@ -31,12 +29,3 @@ def report() -> tuple[list[str], bool]:
         lines.append(f"missing here: {', '.join(missing)} (see docs/security.md for what each "
                      "layer stops and what holds without it)")
     return lines, ok
-
-
-def doctor_command() -> None:
-    """Show which sandbox protections are active on this machine."""
-    lines, ok = report()
-    for line in lines:
-        typer.echo(line)
-    if not ok:
-        raise typer.Exit(1)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from arena.protocol import FaultKind
 from engine import Card, Pick
@@ -48,7 +47,7 @@ class Fault:
     detail: str
     traceback: str = ""
 
-    def to_record(self) -> dict[str, Any]:
+    def to_record(self) -> dict[str, object]:
         """The fault as the game record stores it."""
         return {"seat": self.seat, "round": self.round, "turn": self.turn,
                 "kind": self.kind.value, "detail": self.detail}
@@ -72,13 +71,13 @@ def index_hint(shown: str) -> str:
     return ""
 
 
-def judge(value: Any, legal: Sequence[Pick], *, can_use_chopsticks: bool,
+def judge(value: object, legal: Sequence[Pick], *, can_use_chopsticks: bool,
           hand: Sequence[Card]) -> tuple[Pick | None, str]:
     """The legal pick ``value`` stands for, or ``(None, reason)`` when it is illegal.
 
     ``legal`` holds every legal pick; a single card is legal exactly when it is in ``hand``.
     """
-    if value.__class__ is str:
+    if isinstance(value, str):
         card = _CARDS.get(value)
         if card is not None and card in hand:
             return (card,), ""
@@ -138,6 +137,6 @@ class FaultPolicy:
         singles = [p for p in legal if len(p) == 1]
         return self._rng.choice(singles)
 
-    def records(self) -> list[dict[str, Any]]:
+    def records(self) -> list[dict[str, object]]:
         """The faults as the game record stores them."""
         return [f.to_record() for f in self.faults]

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from arena.faults import Fault, FaultKind, FaultPolicy, index_hint, judge, shorten
-from arena.process import BotProcess, Failure, Hub, Job
+from arena.hub import Hub
+from arena.process import BotProcess, Failure, Job
 from arena.protocol import (
     Budget,
     Picked,
@@ -32,7 +33,7 @@ from arena.protocol import (
     encode_pick,
     observation_message,
 )
-from engine import DUMMY_SEAT, GameState, Observation, Pick, new_game, to_record
+from engine import DUMMY_SEAT, ROUNDS, GameState, Observation, Pick, Variant, new_game, to_record
 
 __all__ = ["Bot", "GameResult", "Host", "SeatTiming", "TurnReport", "derive_seed", "play_game"]
 
@@ -163,7 +164,7 @@ class _Question:
     job: Job | None = None
 
 
-def play_game(host: Host, bots: Sequence[Bot], seed: int, variant: Sequence[str],
+def play_game(host: Host, bots: Sequence[Bot], seed: int, variant: Sequence[Variant],
               on_turn: Callable[[TurnReport], None] | None = None) -> GameResult:
     """Play one game to the end, whatever the bots do; every process it used is killed."""
     game = _Game(host, bots, seed, variant, on_turn)
@@ -175,7 +176,7 @@ def play_game(host: Host, bots: Sequence[Bot], seed: int, variant: Sequence[str]
 
 
 class _Game:
-    def __init__(self, host: Host, bots: Sequence[Bot], seed: int, variant: Sequence[str],
+    def __init__(self, host: Host, bots: Sequence[Bot], seed: int, variant: Sequence[Variant],
                  on_turn: Callable[[TurnReport], None] | None) -> None:
         self.host = host
         self.seats = [_Seat(bot, i) for i, bot in enumerate(bots)]
@@ -195,28 +196,17 @@ class _Game:
             picks: list[Pick | None] = [None] * state.rules.seats
             questions = []
             for seat in state.acting_seats:
-                legal = state.legal_picks(seat)
-                if len(legal) == 1:
-                    picks[seat] = legal[0]
-                elif not policy.may_ask(seat):
-                    picks[seat] = policy.substitute(legal)
-                else:
-                    obs = state.observation(seat, time_limit=self.budget.move_time)
-                    questions.append(_Question(seat, seat, obs, legal))
+                question = self._question(seat, seat, state.legal_picks(seat), picks)
+                if question is not None:
+                    questions.append(question)
             self._ask(questions, picks)
             controller = state.controller
             if controller is not None:
                 own = picks[controller]
-                legal = state.legal_dummy_picks(own)
-                if len(legal) == 1:
-                    picks[DUMMY_SEAT] = legal[0]
-                elif not policy.may_ask(controller):
-                    picks[DUMMY_SEAT] = policy.substitute(legal)
-                else:
-                    obs = state.observation(controller, time_limit=self.budget.move_time,
-                                            for_dummy_after=own)
-                    self._ask([_Question(controller, DUMMY_SEAT, obs, legal)],
-                              picks)
+                question = self._question(controller, DUMMY_SEAT, state.legal_dummy_picks(own),
+                                          picks, for_dummy_after=own)
+                if question is not None:
+                    self._ask([question], picks)
             self.state = state.apply(picks)
             if self.on_turn is not None:
                 self.on_turn(TurnReport(state.round, state.turn, self.state.names,
@@ -228,6 +218,20 @@ class _Game:
         record = to_record(self.state, faults=policy.records())
         return GameResult(record, time.monotonic() - start, [s.seconds for s in self.seats],
                           list(policy.faults), [s.timing() for s in self.seats])
+
+    def _question(self, seat: int, target: int, legal: list[Pick], picks: list[Pick | None],
+                  for_dummy_after: Pick | None = None) -> _Question | None:
+        """The question for ``picks[target]`` (``seat``'s own, or the dummy's), or None once it
+        is settled without asking: the one legal pick, or a random one for a seat not asked."""
+        if len(legal) == 1:
+            picks[target] = legal[0]
+        elif not self.policy.may_ask(seat):
+            picks[target] = self.policy.substitute(legal)
+        else:
+            obs = self.state.observation(seat, time_limit=self.budget.move_time,
+                                         for_dummy_after=for_dummy_after)
+            return _Question(seat, target, obs, legal)
+        return None
 
     # ------------------------------------------------------------------ processes
     def _start(self, seats: list[_Seat], *, resume: bool) -> None:
@@ -377,8 +381,8 @@ class _Game:
             seat.timed(job)
             failure = job.failure
             if failure is not None:
-                self.policy.fault(seat.index, 3, last_turn, failure.kind,
+                self.policy.fault(seat.index, ROUNDS, last_turn, failure.kind,
                                   f"end_game: {self._detail(job)}", failure.traceback)
             elif isinstance(job.reply, Raised):
-                self.policy.fault(seat.index, 3, last_turn, FaultKind.CRASH,
+                self.policy.fault(seat.index, ROUNDS, last_turn, FaultKind.CRASH,
                                   f"end_game raised {job.reply.message}", job.reply.traceback)

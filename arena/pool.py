@@ -18,12 +18,14 @@ from types import TracebackType
 
 from arena.cgroups import cleanup_stale
 from arena.game import Bot, GameResult, TurnReport, play_game
+from arena.hub import Hub
 from arena.logs import BotLog, log_path
-from arena.process import BotProcess, Failure, Hub
+from arena.process import BotProcess, Failure
 from arena.protocol import Budget, FaultKind
-from arena.sandbox import SANDBOX_MODES, Sandbox, SandboxUnavailable, probe_bwrap
+from arena.sandbox import Sandbox, SandboxMode, SandboxUnavailable, probe_bwrap
 from arena.slots import CoreSlots
 from arena.zygote import Zygote, ZygoteError
+from engine import Rules, Variant
 
 __all__ = [
     "ArenaOptions",
@@ -31,6 +33,7 @@ __all__ = [
     "BotPool",
     "BotSpec",
     "GameResult",
+    "SandboxMode",
     "SandboxUnavailable",
     "TurnReport",
     "check_sandbox",
@@ -64,7 +67,7 @@ class ArenaOptions:
 
     move_time: float = 1.0        # seconds per pick (plus ``grace``)
     startup_time: float = 10.0    # seconds for a bot to load (and for a sandbox to boot)
-    sandbox: str = "auto"         # "auto" (bwrap, refuse if unavailable) | "bwrap" | "none"
+    sandbox: SandboxMode = SandboxMode.AUTO  # AUTO (bwrap, refuse if unavailable) | BWRAP | NONE
     memory_mb: int = 1024         # memory limit of each bot (its cgroup; address space too)
     log_dir: Path | None = None   # per-bot logs go here
     grace: float = 0.1            # seconds added to every pick deadline
@@ -88,10 +91,12 @@ def tournament_secret(seed: int) -> bytes:
 
 def check_sandbox(options: ArenaOptions) -> None:
     """Check that ``options.sandbox`` can run here; raises :class:`SandboxUnavailable`."""
-    if options.sandbox not in SANDBOX_MODES:
+    try:
+        mode = SandboxMode(options.sandbox)
+    except ValueError:
         raise SandboxUnavailable(f"unknown sandbox {options.sandbox!r} "
-                                 f"(choose from {', '.join(SANDBOX_MODES)})")
-    if options.sandbox != "none":
+                                 f"(choose from {', '.join(SandboxMode)})") from None
+    if mode != SandboxMode.NONE:
         probe_bwrap()
 
 
@@ -167,14 +172,14 @@ class BotPool:
         self.options = options = options or ArenaOptions()
         check_sandbox(options)
         cpu = options.cpu_limit or int(60 + 100 * options.move_time)
-        self.sandbox = Sandbox("none" if options.sandbox == "none" else "bwrap",
-                               memory_mb=options.memory_mb, cpu_seconds=cpu)
+        mode = SandboxMode.NONE if options.sandbox == SandboxMode.NONE else SandboxMode.BWRAP
+        self.sandbox = Sandbox(mode, memory_mb=options.memory_mb, cpu_seconds=cpu)
         self.budget = Budget(options.move_time, options.grace, options.startup_time)
-        if self.sandbox.mode == "bwrap":
+        if mode == SandboxMode.BWRAP:
             cleanup_stale()  # empty bot cgroups left by runs that were killed
         self.secret = options.secret or secrets.token_bytes(32)
         zygote = None
-        if self.sandbox.mode == "bwrap" and options.zygote:
+        if mode == SandboxMode.BWRAP and options.zygote:
             try:
                 zygote = Zygote(self.sandbox, boot_time=options.startup_time)
             except ZygoteError as err:
@@ -194,7 +199,7 @@ class BotPool:
                  tb: TracebackType | None) -> None:
         self.close()
 
-    def play(self, bots: Sequence[BotSpec], seed: int, variant: Sequence[str] = (), *,
+    def play(self, bots: Sequence[BotSpec], seed: int, variant: Sequence[Variant] = (), *,
              on_turn: Callable[[TurnReport], None] | None = None) -> GameResult:
         """Play one game between ``bots`` (seat order) dealt from ``seed``.
 
@@ -203,9 +208,7 @@ class BotPool:
         """
         if self._closed:
             raise RuntimeError("the pool is closed")
-        from engine import Rules, parse_variants
-
-        Rules(len(bots), parse_variants(variant))  # a bad table fails before any process starts
+        Rules(len(bots), tuple(variant))  # a bad table fails before any process starts
         self._spare = max(self._spare, len(bots))
         self._boot(len(bots))
         try:

@@ -176,7 +176,7 @@ def _pick_value(value: object) -> str | tuple[str, ...]:
         return value
     if (type(value) is list and 1 <= len(value) <= 3
             and all(type(v) is str and len(v) <= MAX_NAME for v in value)):
-        return tuple(value)  # type: ignore[arg-type]
+        return tuple(value)
     raise ProtocolError("a pick that is not a card name or a short list of names")
 
 

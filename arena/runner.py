@@ -1,8 +1,10 @@
 """The bot-side runner: started in a fresh sandbox, it loads one bot and serves one game.
 
 This file is executed by the bot's own Python process inside the sandbox, where only the
-standard library, the ``engine`` package and this file are visible. It must not import
-anything from ``arena``. It starts before the game needs it ("warm"): it applies the limits,
+standard library, the ``engine`` package, this file (``sushi_runner``) and the zygote's side
+(:mod:`arena.zygote_main`, which forks runners and serves them with this file's
+:class:`Runner`) are visible. It must not import anything from ``arena``, nor anything it does
+not need. It starts before the game needs it ("warm"): it applies the limits,
 drops to its private uid, imports ``engine`` and says hello; then it waits for the bot's code
 (``load``), and serves ``begin``, ``pick`` and ``end`` until the arena closes the channel or
 kills the process. No code of the bot has run in this process before ``load``, and nothing
@@ -25,7 +27,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["main"]
+__all__ = ["Runner", "confine", "describe", "encode_pick", "main", "read_config", "to_json"]
 
 MAX_NAME = 64         # longest string sent back as a pick (card names are shorter)
 MAX_TRACEBACK = 3000  # characters of traceback tail sent back
@@ -215,7 +217,7 @@ class Runner:
             self.send(reply)
 
 
-def _literal(text: str) -> dict[str, Any]:
+def read_config(text: str) -> dict[str, Any]:
     """The arena's configuration: a dict literal of ints, strings and None (trusted)."""
     value: dict[str, Any] = eval(text, {"__builtins__": {}}, {})  # noqa: S307 - from the arena
     return value
@@ -241,198 +243,9 @@ def confine(config: dict[str, Any]) -> None:
             raise SystemExit("could not drop privileges")
 
 
-# ---------------------------------------------------------------------------- the zygote
-# One zygote per pool runs in a sandbox of its own (root there, or root of its user namespace)
-# and never runs bot code. For each runner the arena asks for, it forks a child that enters
-# fresh mount, PID, IPC, UTS and network namespaces; that child forks the runner (pid 1 there),
-# waits for it and exits with its status, which the zygote reports. The runner mounts a fresh
-# /tmp, takes its descriptors, limits and uid, drops every capability, installs the seccomp
-# filter and says hello: a fresh sandbox for the cost of two forks.
-
-_CLONE_FLAGS = 0x00020000 | 0x04000000 | 0x08000000 | 0x20000000 | 0x40000000  # NS UTS IPC PID NET
-_MS_REC, _MS_PRIVATE, _MS_NOSUID, _MS_NODEV = 0x4000, 0x40000, 0x2, 0x4
-_PR_SET_PDEATHSIG, _PR_SET_NO_NEW_PRIVS, _PR_CAPBSET_DROP = 1, 38, 24
-_SYS_SECCOMP = {"x86_64": 317, "aarch64": 277, "riscv64": 277, "ppc64le": 358}
-_TMP_OPTIONS = b"size=67108864,mode=1777"
-
-
-def _libc() -> Any:
-    import ctypes
-
-    return ctypes.CDLL(None, use_errno=True)
-
-
-def _check(result: int, what: str) -> None:
-    if result != 0:
-        import ctypes
-
-        raise OSError(ctypes.get_errno(), f"{what} failed")
-
-
-def _drop_capabilities(libc: Any) -> None:
-    """No capability left, now or after exec (the runner has none in any namespace)."""
-    import ctypes
-
-    for cap in range(64):
-        if libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 and ctypes.get_errno() == 22:
-            break  # EINVAL: past the last capability
-    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this thread
-    data = (ctypes.c_uint32 * 6)()
-    _check(libc.capset(header, data), "capset")
-
-
-def _install_filter(libc: Any, program: bytes) -> None:
-    import ctypes
-    import platform
-
-    class Prog(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
-    buffer = ctypes.create_string_buffer(program, len(program))
-    prog = Prog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
-    _check(libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
-    number = _SYS_SECCOMP[platform.machine()]
-    _check(libc.syscall(number, 1, 0, ctypes.byref(prog)), "seccomp")
-
-
-def _become_runner(libc: Any, spec: dict[str, Any], fds: list[int], program: bytes) -> None:
-    """In the forked runner: a fresh /tmp, its channel, limits, uid, no capabilities, seccomp."""
-    _check(libc.prctl(_PR_SET_PDEATHSIG, 9, 0, 0, 0), "pdeathsig")
-    _check(libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "mount --make-rprivate")
-    _check(libc.mount(b"tmpfs", b"/tmp", b"tmpfs", _MS_NOSUID | _MS_NODEV, _TMP_OPTIONS),
-           "mount /tmp")
-    import fcntl
-
-    req, rep, out = (fcntl.fcntl(fd, fcntl.F_DUPFD, 100) for fd in fds)  # clear of 0..4
-    os.dup2(out, 1)
-    os.dup2(out, 2)
-    os.dup2(req, 3)
-    os.dup2(rep, 4)
-    os.closerange(5, 1 << 16)
-    os.chdir("/tmp")
-    confine({"limits": spec["limits"], "uid": spec["uid"]})
-    _drop_capabilities(libc)
-    if program:
-        _install_filter(libc, program)
-
-
-def _spawn(libc: Any, spec: dict[str, Any], fds: list[int], program: bytes) -> None:
-    """The zygote's child: new namespaces, then the runner; never returns."""
-    try:
-        _check(libc.prctl(_PR_SET_PDEATHSIG, 9, 0, 0, 0), "pdeathsig")
-        os.setsid()  # not the zygote's process group: kill(0) must reach no other runner
-        _check(libc.unshare(_CLONE_FLAGS), "unshare")
-        pid = os.fork()
-        if pid == 0:
-            try:
-                os.setsid()
-                _become_runner(libc, spec, fds, program)
-                runner = Runner(3, 4)
-                runner.send({"id": 0, "hello": True})
-                runner.serve()
-            except BaseException as err:  # the arena reads it in the bot's log
-                _say(f"runner failed: {err!r}")
-                os._exit(70)
-            os._exit(0)
-        for fd in fds:
-            os.close(fd)
-        _, status = os.waitpid(pid, 0)
-        code = os.waitstatus_to_exitcode(status)
-        os._exit(128 - code if code < 0 else code)
-    except BaseException as err:
-        _say(f"zygote child failed: {err!r}")
-        os._exit(71)
-
-
-def _say(text: str) -> None:
-    try:  # noqa: SIM105 - no contextlib in the runner (boot time)
-        os.write(2, (text + "\n").encode())
-    except OSError:
-        pass
-
-
-def zygote_main(config: dict[str, Any]) -> None:
-    """Serve spawn requests on the control socket until it closes."""
-    import select
-    import signal
-    import socket
-
-    libc = _libc()
-    program = b""
-    if config.get("seccomp") is not None:
-        chunks = []
-        while chunk := os.read(config["seccomp"], 1 << 16):
-            chunks.append(chunk)
-        os.close(config["seccomp"])
-        program = b"".join(chunks)
-    control = socket.socket(fileno=config["control"])
-    wake_r, wake_w = os.pipe()
-    os.set_blocking(wake_w, False)
-    signal.signal(signal.SIGCHLD, lambda *_: None)
-    signal.set_wakeup_fd(wake_w)
-    children: dict[int, int] = {}
-
-    def tell(message: dict[str, Any]) -> None:
-        control.send(to_json(message).encode())
-
-    tell({"ready": True})
-    while True:
-        while children:
-            try:
-                pid, status = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                break
-            if pid == 0:
-                break
-            ident = children.pop(pid, None)
-            if ident is not None:
-                tell({"id": ident, "exited": os.waitstatus_to_exitcode(status)})
-        readable, _, _ = select.select([control.fileno(), wake_r], [], [])
-        if wake_r in readable:
-            os.read(wake_r, 4096)
-        if control.fileno() not in readable:
-            continue
-        message, fds, _flags, _addr = socket.recv_fds(control, 1 << 16, 3)
-        if not message:
-            for pid in children:
-                os.kill(pid, 9)
-            return
-        request = marshal.loads(message)
-        if request["op"] == "kill":
-            for pid, ident in list(children.items()):
-                if ident == request["id"]:
-                    os.kill(pid, 9)
-            continue
-        sys.stdout.flush()
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:
-            signal.set_wakeup_fd(-1)
-            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-            control.close()
-            os.close(wake_r)
-            os.close(wake_w)
-            _spawn(libc, request, fds, program)
-        for fd in fds:
-            os.close(fd)
-        children[pid] = request["id"]
-        tell({"id": request["id"], "pid": pid})
-
-
 def main() -> None:
     """Entry point: ``python runner.py CONFIG`` (CONFIG: a Python literal, from the arena)."""
-    config = _literal(sys.argv[1])
-    if config.get("zygote"):
-        sys.path.insert(0, config["lib"])
-        import random  # noqa: F401
-        import socket  # noqa: F401
-
-        import engine.fast  # noqa: F401  (the whole engine, loaded once for every runner)
-        import engine.record  # noqa: F401
-        from engine import Observation  # noqa: F401
-
-        zygote_main(config)
-        return
+    config = read_config(sys.argv[1])
     confine(config)
     sys.path.insert(0, config["lib"])
     import random  # noqa: F401  (seeded before the bot's code runs)

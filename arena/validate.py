@@ -1,29 +1,20 @@
-"""``arena validate``: load one bot in the sandbox, play short games, explain every problem."""
+"""Validating a bot (``arena validate``, and submissions to a server): load it in the sandbox,
+play short games, and explain every problem in plain words."""
 
 from __future__ import annotations
 
 import tempfile
 import textwrap
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Annotated
 
-import typer
-
-from arena.clitools import SandboxChoice, fail
-from arena.faults import FAULT_KINDS, Fault
-from arena.logs import log_path, printed_lines, setup_logging
-from arena.play import check_names
-from arena.pool import (
-    ArenaOptions,
-    BotLoadError,
-    BotPool,
-    BotSpec,
-    SandboxUnavailable,
-    resolve_bots,
-)
+from arena.faults import FAULT_KINDS, Fault, FaultKind
+from arena.logs import log_path, printed_lines
+from arena.pool import ArenaOptions, BotPool, BotSpec
 from arena.textsafe import safe_text
+from engine import Variant
 
-__all__ = ["GAMES", "explain", "validate_command", "validate"]
+__all__ = ["GAMES", "Validation", "explain", "validate", "validation_report"]
 
 WIDTH = 80
 EXAMPLES = 4
@@ -31,20 +22,20 @@ TRACEBACK_LINES = 14
 PRINTED_LINES = 20
 OPPONENT = Path(__file__).resolve().with_name("opponent.py")
 #: (players, variants) of the games a bot is checked with; it always sits in seat 0.
-GAMES: list[tuple[int, list[str]]] = [
-    (3, []),
-    (2, ["two-player-dummy"]),
-    (5, ["pass-both-ways", "soy-sauce"]),
+GAMES: list[tuple[int, tuple[Variant, ...]]] = [
+    (3, ()),
+    (2, (Variant.TWO_PLAYER_DUMMY,)),
+    (5, (Variant.PASS_BOTH_WAYS, Variant.SOY_SAUCE)),
 ]
 
-_ADVICE = {
-    "start": "The bot file must import cleanly (only the standard library and `engine`) and "
-             "define pick(obs).",
-    "timeout": "pick must return within obs.time_limit seconds (--move-time).",
-    "crash": "The bot's code raised, or its process died.",
-    "illegal": "pick must return a card name from obs.hand, or a list of two names when "
+_ADVICE: dict[FaultKind, str] = {
+    FaultKind.START: "The bot file must import cleanly (only the standard library and "
+                     "`engine`) and define pick(obs).",
+    FaultKind.TIMEOUT: "pick must return within obs.time_limit seconds (--move-time).",
+    FaultKind.CRASH: "The bot's code raised, or its process died.",
+    FaultKind.ILLEGAL: "pick must return a card name from obs.hand, or a list of two names when "
                "obs.can_use_chopsticks is true.",
-    "protocol": "The bot wrote to the arena's private channel: write only to stdout/stderr "
+    FaultKind.PROTOCOL: "The bot wrote to the arena's private channel: write only to stdout/stderr "
                 "and files you opened.",
 }
 
@@ -52,7 +43,7 @@ _ADVICE = {
 def explain(kind: str, faults: list[tuple[int, Fault]]) -> str:
     """A plain explanation of the faults of one kind (game number, fault), with examples and
     the bot's traceback tail when it raised."""
-    lines = [f"{kind}: {len(faults)} time(s). " + _ADVICE[kind]]
+    lines = [f"{kind}: {len(faults)} time(s). " + _ADVICE[FaultKind(kind)]]
     lines = textwrap.wrap(lines[0], WIDTH, subsequent_indent="  ")
     for game, fault in faults[:EXAMPLES]:
         where = "while loading" if kind == "start" else \
@@ -93,53 +84,35 @@ def validate(spec: BotSpec, options: ArenaOptions
     return faults, summary
 
 
-def validate_command(
-    bot: Annotated[str, typer.Argument(help="The bot file (or built-in bot name) to check.",
-                                       show_default=False, metavar="BOT")],
-    move_time: Annotated[float, typer.Option(help="Seconds per pick.", metavar="SECONDS")] = 1.0,
-    sandbox: Annotated[SandboxChoice, typer.Option(
-        help="auto/bwrap: in bubblewrap; none: unsandboxed.")] = SandboxChoice.AUTO,
-    memory_mb: Annotated[int, typer.Option(help="Memory limit of the bot (MiB).",
-        metavar="MIB")] = 1024,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log details.")] = False,
-) -> None:
-    """Load a bot in the sandbox, play short games with it and say plainly what is wrong."""
-    setup_logging(None, verbose)
-    if move_time <= 0:
-        fail(f"--move-time must be positive, not {move_time}")
-    try:
-        specs = resolve_bots([bot])
-    except BotLoadError as err:
-        fail(safe_text(str(err)))
-    if len(specs) != 1:
-        fail(f"validate takes one bot file, and {safe_text(bot)} holds {len(specs)}")
-    check_names(specs)
-    spec = specs[0]
+@dataclass(frozen=True)
+class Validation:
+    """What validating a bot found: whether it passed, and the report for its author."""
+
+    ok: bool
+    report: str
+
+
+def validation_report(spec: BotSpec, options: ArenaOptions) -> Validation:
+    """Validate ``spec`` (its output kept in a scratch folder, whatever ``options.log_dir``)
+    and write the report ``arena validate`` prints: each game, what the bot printed, and every
+    kind of fault explained with the bot's own traceback. Raises
+    :class:`arena.pool.SandboxUnavailable` when the sandbox cannot run here."""
     name = safe_text(spec.name)
     with tempfile.TemporaryDirectory(prefix="sushi-validate-") as logs:
-        options = ArenaOptions(move_time=move_time, sandbox=sandbox.value, memory_mb=memory_mb,
-                               log_dir=Path(logs))
-        try:
-            faults, summary = validate(spec, options)
-        except SandboxUnavailable as err:
-            fail(safe_text(str(err)))
-        except KeyboardInterrupt:
-            fail("interrupted", 130)
+        faults, summary = validate(spec, replace(options, log_dir=Path(logs)))
         printed = printed_lines(log_path(Path(logs), spec.name), PRINTED_LINES)
-    typer.echo(f"Validating {name} ({safe_text(str(spec.path))})")
-    for line in summary:
-        typer.echo(f"  {safe_text(line)}")
+    lines = [f"Validating {name} ({safe_text(str(spec.path))})"]
+    lines += [f"  {safe_text(line)}" for line in summary]
     if printed:
-        typer.echo(f"What the bot printed (the last {len(printed)} lines; arena play "
-                   "--log-dir DIR keeps it all):")
-        for line in printed:
-            typer.echo(f"  | {line}")
+        lines.append(f"What the bot printed (the last {len(printed)} lines; arena play "
+                     "--log-dir DIR keeps it all):")
+        lines += [f"  | {line}" for line in printed]
     if not faults:
-        typer.echo(f"OK: {name} loads and plays legal picks in time.")
-        return
-    typer.echo(f"\n{len(faults)} problem(s) found.")
+        lines.append(f"OK: {name} loads and plays legal picks in time.")
+        return Validation(True, "\n".join(lines))
+    lines.append(f"\n{len(faults)} problem(s) found.")
     for kind in FAULT_KINDS:
         same = [(game, f) for game, f in faults if f.kind == kind]
         if same:
-            typer.echo(explain(kind, same))
-    raise typer.Exit(1)
+            lines.append(explain(kind, same))
+    return Validation(False, "\n".join(lines))

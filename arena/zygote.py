@@ -1,11 +1,11 @@
 """The host side of the zygote: one sandbox per pool that forks every bot runner.
 
 Booting an interpreter in a new bubblewrap sandbox costs tens of milliseconds of CPU per bot
-process. The zygote (:func:`arena.runner.zygote_main`) boots once, with the runner and the
-engine loaded, and never runs bot code; each runner it forks enters fresh mount, PID, IPC, UTS
-and network namespaces, mounts a fresh ``/tmp``, takes a uid of its own (root), drops every
-capability and installs the seccomp filter before saying hello. What may be reused (the
-interpreter, the arena's code) is reused; nothing of a bot is.
+process. The zygote (its side inside the sandbox: :mod:`arena.zygote_main`) boots once, with
+the runner and the engine loaded, and never runs bot code; each runner it forks enters fresh
+mount, PID, IPC, UTS and network namespaces, mounts a fresh ``/tmp``, takes a uid of its own
+(root), drops every capability and installs the seccomp filter before saying hello. What may
+be reused (the interpreter, the arena's code) is reused; nothing of a bot is.
 
 Messages: the arena sends ``marshal`` dicts (``spawn`` with the runner's channel as three
 descriptors, ``kill``); the zygote answers JSON lines ``{"id", "pid"}`` (spawned, pid in the

@@ -29,7 +29,10 @@ TRIVIAL = '"""Benchmark bot: keeps its first card."""\n\n\ndef pick(obs):\n    r
 def tournament(checkout: Path, bots: list[str], extra: list[str], out: Path) -> float:
     """Seconds for one ``arena tournament`` run with ``checkout``'s code."""
     env = dict(os.environ, PYTHONPATH=str(checkout))
-    cmd = [sys.executable, "-c", "from arena.cli import main; main()", "tournament", *bots,
+    # The command line moved from arena.cli to cli.main: either checkout may be the older one.
+    entry = ("try:\n from cli.main import main\nexcept ImportError:\n"
+             " from arena.cli import main\nmain()")
+    cmd = [sys.executable, "-c", entry, "tournament", *bots,
            "--out", str(out), "--quiet", "--seed", "1", *extra]
     start = time.perf_counter()
     subprocess.run(cmd, env=env, cwd=checkout, check=True, stdout=subprocess.DEVNULL)

@@ -16,20 +16,21 @@ import time
 from pathlib import Path
 from typing import Any
 
-from arena.pool import ArenaOptions, resolve_bots
-from tournaments.ray_executor import run_games_ray
-from tournaments.runner import run_games
+from arena.pool import ArenaOptions, BotSpec, resolve_bots
+from tournaments.games import Executor, GameRequest
+from tournaments.ray_executor import RayExecutor
+from tournaments.runner import LocalExecutor
 from tournaments.schedule import build_schedule
 
 TRIVIAL_BOT = "def pick(obs):\n    return obs.hand[0]\n"
 
 
-def timed(run: Any, specs: list[Any], games: int, options: ArenaOptions) -> float:
+def timed(executor: Executor, specs: list[BotSpec], games: int) -> float:
     schedule = build_schedule(bots=len(specs), players=[4], cycles=max(1, games // 4), seed=3)
     done: list[int] = []
     start = time.perf_counter()
-    run(specs, schedule, options=options, workers=2,
-        on_finished=lambda f: done.append(f.game.index))
+    executor.run(specs, [GameRequest.of(g) for g in schedule], (),
+                 lambda outcome: done.append(outcome.index))
     seconds = time.perf_counter() - start
     assert len(done) == len(schedule)
     return seconds
@@ -50,9 +51,11 @@ def main() -> None:
         specs = resolve_bots(paths)
         options = ArenaOptions(move_time=1.0)
         result: dict[str, Any] = {}
-        for label, run in (("local", run_games), ("ray", run_games_ray)):
-            small = timed(run, specs, args.small, options)
-            large = timed(run, specs, args.large, options)
+        executors: dict[str, Executor] = {"local": LocalExecutor(options, 2),
+                                          "ray": RayExecutor(options, 2)}
+        for label, executor in executors.items():
+            small = timed(executor, specs, args.small)
+            large = timed(executor, specs, args.large)
             per_game = (large - small) / (args.large - args.small)
             result[label] = {"small_s": round(small, 2), "large_s": round(large, 2),
                              "games_per_s": round(1 / per_game, 1),

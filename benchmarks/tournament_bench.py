@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from engine import new_game
+from tournaments.games import GameOutcome, GameRequest
+from tournaments.ranking import build_ranking
 from tournaments.rating import Ratings
-from tournaments.report import build_ranking
-from tournaments.runner import Finished, arena_pool, run_games
+from tournaments.runner import LocalExecutor
+from tournaments.settings import RunSettings
 from tournaments.store import Store
-from tournaments.tournament import make_config
 
 TRIVIAL_BOT = ('"""Benchmark bot: keeps its first card."""\n\n\n'
                "def pick(obs):\n    return obs.hand[0]\n")
@@ -49,9 +50,10 @@ def pool_games_per_s(bot_dir: Path, games: int, *, sandbox: str) -> float:
     """The arena alone: one in-process BotPool playing the same kind of games, nothing stored
     (separates the arena's sandbox and IPC cost from the tournament's workers and storage)."""
     from arena.pool import ArenaOptions, BotPool, resolve_bots
+    from arena.sandbox import SandboxMode
 
     specs = resolve_bots([str(bot_dir)])
-    with BotPool(ArenaOptions(move_time=1.0, sandbox=sandbox)) as pool:
+    with BotPool(ArenaOptions(move_time=1.0, sandbox=SandboxMode(sandbox))) as pool:
         pool.play(specs, 0)                      # start the bot processes
         start = time.perf_counter()
         for seed in range(games):
@@ -62,23 +64,25 @@ def pool_games_per_s(bot_dir: Path, games: int, *, sandbox: str) -> float:
 def tournament_run(bot_dir: Path, out: Path, *, cycles: int, workers: int,
                    sandbox: str) -> dict[str, Any]:
     """One tournament through the real pool; games/s over the whole run and in steady state."""
-    from arena.pool import ArenaOptions, resolve_bots
+    from arena.pool import resolve_bots
+    from arena.sandbox import SandboxMode
 
-    specs = resolve_bots([str(bot_dir)])
-    config = make_config(specs, players=(4,), cycles=cycles, seed=1)
-    options = ArenaOptions(move_time=1.0, sandbox=sandbox)
+    settings = RunSettings.create(resolve_bots([str(bot_dir)]), players=(4,), cycles=cycles,
+                                  seed=1, sandbox=SandboxMode(sandbox))
+    config = settings.config()
+    schedule = config.build()
     stamps: list[float] = []
     with Store.open(out, config) as store:
-        def finished(f: Finished) -> None:
-            store.add(f.game, f.record, seconds=f.seconds, pick_seconds=f.pick_seconds)
+        def finished(outcome: GameOutcome) -> None:
+            store.add(schedule[outcome.index], outcome)
             stamps.append(time.perf_counter())
 
         start = time.perf_counter()
-        run_games(specs, config.build(), options=options, workers=workers,
-                  on_finished=finished, pool_factory=arena_pool)
+        LocalExecutor(settings.arena_options(), workers).run(
+            settings.bots, [GameRequest.of(g) for g in schedule], (), finished)
         total = time.perf_counter() - start
         t0 = time.perf_counter()
-        ratings = Ratings(len(specs))
+        ratings = Ratings(len(settings.bots))
         games = store.games()
         for g in games:
             ratings.add(g.seats, g.places)

@@ -1,24 +1,90 @@
-"""Pieces every ``arena`` command shares: the sandbox choice and the one-line error exit."""
+"""What every ``arena`` command shares: the one-line error exit, the options play, validate and
+tournament have in common, and the one place they are checked.
+
+Every check here ends in :func:`fail`: one line on stderr, a non-zero exit, never a traceback.
+"""
 
 from __future__ import annotations
 
-from enum import StrEnum
-from typing import NoReturn
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated, NoReturn
 
 import typer
 
-__all__ = ["SandboxChoice", "fail"]
+from arena.pool import ArenaOptions, BotLoadError, BotSpec, resolve_bots
+from arena.sandbox import SandboxMode
+from arena.textsafe import check_name, safe_text
+from engine import Variant, parse_variants
+from tournaments.settings import MIN_MEMORY_MB
+
+__all__ = ["MemoryOption", "MoveTimeOption", "SandboxOption", "VariantOption", "arena_options",
+           "check_names", "fail", "load_bots", "memory_value", "move_time_value", "variants"]
 
 
-class SandboxChoice(StrEnum):
-    """How bot processes are isolated."""
-
-    AUTO = "auto"
-    BWRAP = "bwrap"
-    NONE = "none"
+MoveTimeOption = Annotated[float, typer.Option(
+    "--move-time", help="Seconds a bot may think per pick.", metavar="SECONDS")]
+SandboxOption = Annotated[SandboxMode, typer.Option(
+    help="Bot isolation: auto (bwrap, refuse if unavailable), bwrap, or none (plain "
+    "processes: trusted bots only).")]
+MemoryOption = Annotated[int, typer.Option(
+    help=f"Memory limit of each bot (MiB), {MIN_MEMORY_MB} at least.", metavar="MIB")]
+VariantOption = Annotated[list[str] | None, typer.Option(
+    "--variant", help="Rule variant for every game (repeatable): "
+    + ", ".join(v.value for v in Variant) + ".", show_default=False, metavar="NAME")]
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
     """Print a one-line error to stderr and exit with ``code`` (never a traceback)."""
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)
+
+
+def check_names(specs: Sequence[BotSpec]) -> None:
+    """Exit with a one-line error when a bot's name (its file's stem) is not plain visible
+    text (see :func:`arena.textsafe.check_name`)."""
+    for spec in specs:
+        reason = check_name(spec.name)
+        if reason is not None:
+            fail(f"cannot use the bot file {safe_text(str(spec.path))}: {reason}; "
+                 "rename the file")
+
+
+def load_bots(args: Sequence[str]) -> list[BotSpec]:
+    """The bots named on the command line (files, folders, built-in names; none: the built-in
+    bots), each with a usable name."""
+    try:
+        specs = resolve_bots(args)
+    except (BotLoadError, OSError) as err:
+        fail(safe_text(str(err)))
+    check_names(specs)
+    return specs
+
+
+def variants(names: Sequence[str] | None) -> tuple[Variant, ...]:
+    """The ``--variant`` values, checked (the same message in every command)."""
+    try:
+        return parse_variants(names or [])
+    except ValueError as err:
+        fail(f"--variant: {safe_text(str(err))}")
+
+
+def arena_options(*, move_time: float, sandbox: SandboxMode, memory_mb: int,
+                  log_dir: Path | None = None) -> ArenaOptions:
+    """The arena's options from the shared options, each checked."""
+    return ArenaOptions(move_time=move_time_value(move_time), sandbox=sandbox,
+                        memory_mb=memory_value(memory_mb), log_dir=log_dir)
+
+
+def move_time_value(move_time: float) -> float:
+    """``--move-time``, checked."""
+    if not move_time > 0:
+        fail(f"--move-time must be positive, not {move_time:g}")
+    return move_time
+
+
+def memory_value(memory_mb: int) -> int:
+    """``--memory-mb``, checked."""
+    if memory_mb < MIN_MEMORY_MB:
+        fail(f"--memory-mb must be at least {MIN_MEMORY_MB}, not {memory_mb}")
+    return memory_mb

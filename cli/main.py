@@ -6,9 +6,7 @@ from typing import Annotated
 
 import typer
 
-from arena import bench, doctor, newbot, play, validate
-from publish import cli as publish_cli
-from tournaments import cli as tournaments_cli
+from cli import bench, doctor, newbot, play, publish, rank, tournament, validate
 
 __all__ = ["app", "main"]
 
@@ -26,9 +24,9 @@ app.command("doctor")(doctor.doctor_command)
 app.command("play")(play.play_command)
 app.command("validate")(validate.validate_command)
 app.command("new-bot")(newbot.new_bot_command)
-app.command("tournament")(tournaments_cli.tournament_command)
-app.command("rank")(tournaments_cli.rank_command)
-app.command("publish")(publish_cli.publish_command)
+app.command("tournament")(tournament.tournament_command)
+app.command("rank")(rank.rank_command)
+app.command("publish")(publish.publish_command)
 
 
 def _version(value: bool) -> None:

@@ -7,28 +7,31 @@ import random
 import sys
 import tempfile
 import textwrap
-from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from tabulate import tabulate
 
-from arena.clitools import SandboxChoice, fail
+from arena.game import TurnReport
 from arena.logs import log_path, printed_lines, setup_logging
-from arena.pool import (
-    ArenaOptions,
-    BotLoadError,
-    BotPool,
-    BotSpec,
-    SandboxUnavailable,
-    TurnReport,
-    resolve_bots,
+from arena.pool import BotPool, SandboxUnavailable
+from arena.sandbox import SandboxMode
+from arena.textsafe import safe_text
+from cli.common import (
+    MemoryOption,
+    MoveTimeOption,
+    SandboxOption,
+    VariantOption,
+    arena_options,
+    fail,
+    load_bots,
+    variants,
 )
-from arena.textsafe import check_name, safe_text
-from engine import Pick, Variant, parse_variants
+from engine import Pick, Variant
 
-__all__ = ["SandboxChoice", "check_names", "fail", "format_pick", "play_command"]
+__all__ = ["TurnPrinter", "format_pick", "play_command"]
 
 WIDTH = 80
 #: Lines of each bot's output shown after the game.
@@ -38,16 +41,6 @@ PRINTED_LINES = 10
 def format_pick(pick: Pick) -> str:
     """``tempura``, or ``wasabi+squid_nigiri`` for a chopsticks pick."""
     return "+".join(safe_text(str(c)) for c in pick)
-
-
-def check_names(specs: Sequence[BotSpec]) -> None:
-    """Exit with a one-line error when a bot's name (its file's stem) is not plain visible
-    text (see :func:`arena.textsafe.check_name`)."""
-    for spec in specs:
-        reason = check_name(spec.name)
-        if reason is not None:
-            fail(f"cannot use the bot file {safe_text(str(spec.path))}: {reason}; "
-                 "rename the file")
 
 
 class TurnPrinter:
@@ -91,49 +84,32 @@ def play_command(
         metavar="N")] = None,
     record: Annotated[Path | None, typer.Option(
         help="Write the game record (JSON) to this file.", metavar="FILE")] = None,
-    variant: Annotated[list[str] | None, typer.Option(
-        "--variant", help="A rule variant (repeatable): pass-both-ways, two-player-dummy, "
-        "soy-sauce.", metavar="NAME")] = None,
-    move_time: Annotated[float, typer.Option(help="Seconds per pick.", metavar="SECONDS")] = 1.0,
-    sandbox: Annotated[SandboxChoice, typer.Option(
-        help="auto/bwrap: bots run in bubblewrap; none: unsandboxed, trusted bots only.")
-    ] = SandboxChoice.AUTO,
-    memory_mb: Annotated[int, typer.Option(help="Memory limit of each bot (MiB).",
-        metavar="MIB")] = 1024,
+    variant: VariantOption = None,
+    move_time: MoveTimeOption = 1.0,
+    sandbox: SandboxOption = SandboxMode.AUTO,
+    memory_mb: MemoryOption = 1024,
     log_dir: Annotated[Path | None, typer.Option(
         help="Keep each bot's output (stdout/stderr) in DIR/NAME.log.", metavar="DIR")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log details.")] = False,
 ) -> None:
     """Play one game and print it turn by turn, with the final scores and places."""
     setup_logging(None, verbose)
-    if move_time <= 0:
-        fail(f"--move-time must be positive, not {move_time}")
-    if memory_mb < 64:
-        fail(f"--memory-mb must be at least 64, not {memory_mb}")
-    try:
-        specs = resolve_bots(bots)
-    except BotLoadError as err:
-        fail(safe_text(str(err)))
-    check_names(specs)
+    options = arena_options(move_time=move_time, sandbox=sandbox, memory_mb=memory_mb)
+    specs = load_bots(bots)
     if not 2 <= len(specs) <= 5:
         fail(f"a game takes 2 to 5 bots, not {len(specs)}")
-    try:  # the same check, and the same message, as arena tournament's
-        variants = [v.value for v in parse_variants(variant or [])]
-    except ValueError as err:
-        fail(f"--variant: {safe_text(str(err))}")
-    if Variant.TWO_PLAYER_DUMMY.value in variants and len(specs) != 2:
+    chosen = variants(variant)
+    if Variant.TWO_PLAYER_DUMMY in chosen and len(specs) != 2:
         fail("the two-player-dummy variant takes exactly 2 bots")
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
     typer.echo(f"Seed {seed}: " + " vs ".join(safe_text(s.name) for s in specs)
-               + (f" (variants: {', '.join(variants)})" if variants else ""))
+               + (f" (variants: {', '.join(v.value for v in chosen)})" if chosen else ""))
     with tempfile.TemporaryDirectory(prefix="sushi-play-") as scratch:
         logs = log_dir if log_dir is not None else Path(scratch)
-        options = ArenaOptions(move_time=move_time, sandbox=sandbox.value,
-                               memory_mb=memory_mb, log_dir=logs)
         try:
-            with BotPool(options) as pool:
-                result = pool.play(specs, seed, variants, on_turn=TurnPrinter())
+            with BotPool(replace(options, log_dir=logs)) as pool:
+                result = pool.play(specs, seed, chosen, on_turn=TurnPrinter())
         except SandboxUnavailable as err:
             fail(safe_text(str(err)))
         except ValueError as err:

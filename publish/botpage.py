@@ -9,6 +9,7 @@ from publish.data import BotData, Fault, game_number
 from publish.html import Cell, esc, figure, page, stat, table
 from publish.pages import Site, share_color
 from publish.svg import PALETTE, Band, Series, histogram, line_chart
+from tournaments.ranking import BotRow
 from tournaments.stats import FAULT_KINDS
 
 __all__ = ["bot_page", "FAULT_ROWS", "GAME_ROWS"]
@@ -55,17 +56,16 @@ def _places_table(bot: BotData) -> str:
 
 def _h2h_table(site: Site, bot: BotData) -> str:
     ranking = site.data.ranking
-    mine = ranking["head_to_head"].get(bot.name, {})
-    ratings = {b["name"]: b["rating"] for b in ranking["bots"]}
+    mine = ranking.head_to_head.get(bot.name, {})
     rows = []
-    for other in ranking["bots"]:
-        cell = mine.get(other["name"])
+    for other in ranking.bots:
+        cell = mine.get(other.name)
         if cell is None:
             continue
-        share, met = cell["share"], cell["meetings"]
+        share, met = cell.share, cell.meetings
         rows.append([
-            Cell(site.bot_link(other["name"], "../"), other["name"], "bot text"),
-            Cell(f"{ratings[other['name']]:.2f}", ratings[other["name"]]),
+            Cell(site.bot_link(other.name, "../"), other.name, "bot text"),
+            Cell(f"{other.rating:.2f}", other.rating),
             Cell(f'<span style="background:{share_color(share)};padding:0 4px">'
                  f'{100 * share:.1f}%</span><span class="barbox"><span class="bar" '
                  f'style="width:{100 * share:.0f}%"></span></span>', share, "h2h"),
@@ -159,12 +159,12 @@ def _games(site: Site, bot: BotData) -> str:
             f"it)</summary>{listing}</details>")
 
 
-def _time_cards(row: dict[str, object]) -> list[str]:
+def _time_cards(row: BotRow) -> list[str]:
     """Time per request (picks and hook calls): mean and longest wall time, mean CPU time."""
-    time = row.get("time")
-    if not isinstance(time, dict) or not time.get("requests"):
+    time = row.time.to_json()
+    if not time["requests"]:
         return []
-    cpu = time.get("cpu_ms")
+    cpu = time["cpu_ms"]
     return [stat("ms per pick (wall)", f"{time['wall_ms']:.1f}"),
             stat("longest pick (ms)", f"{time['wall_max_ms']:.0f}"),
             stat("CPU ms per pick", "–" if cpu is None else f"{cpu:.1f}")]
@@ -173,20 +173,20 @@ def _time_cards(row: dict[str, object]) -> list[str]:
 def bot_page(site: Site, bot: BotData) -> str:
     """bots/<slug>.html."""
     row = bot.row
-    total_faults = sum(row["faults"].values())
+    total_faults = sum(row.faults.values())
     k = len(site.data.bots)
     cards = "".join([
-        stat("rank", f"{row['rank']} of {k}"), stat("rating (mu − 3σ)", f"{row['rating']:.2f}"),
-        stat("mu", f"{row['mu']:.2f}"), stat("sigma", f"{row['sigma']:.2f}"),
-        stat("games", str(row["games"])), stat("wins", f"{row['wins']:g}"),
-        stat("mean score", f"{row['mean_score']:.2f}"),
-        stat("mean place", f"{row['mean_place']:.2f}"), stat("faults", str(total_faults)),
+        stat("rank", f"{row.rank} of {k}"), stat("rating (mu − 3σ)", f"{row.rating:.2f}"),
+        stat("mu", f"{row.mu:.2f}"), stat("sigma", f"{row.sigma:.2f}"),
+        stat("games", str(row.games)), stat("wins", f"{row.wins:g}"),
+        stat("mean score", f"{row.mean_score:.2f}"),
+        stat("mean place", f"{row.mean_place:.2f}"), stat("faults", str(total_faults)),
         *_time_cards(row),
     ])
     body = "\n".join([
         f"<h1>{esc(bot.name)}</h1>",
-        f'<p class="lead">Rank {row["rank"]} of {k} · rank range {row["rank_low"]}–'
-        f'{row["rank_high"]} in 90% of bootstrap resamples</p>',
+        f'<p class="lead">Rank {row.rank} of {k} · rank range {row.rank_low}–'
+        f"{row.rank_high} in 90% of bootstrap resamples</p>",
         f'<div class="cards">{cards}</div>',
         *([f"<h2>Rating over its games</h2>{_rating_chart(bot)}",
            "<h2>Scores and places</h2>",

@@ -1,8 +1,8 @@
 """Everything the site shows, read from a tournament directory's database.
 
-The ranking is :func:`tournaments.report.build_ranking` (the same numbers as ranking.json); the
-rating history replays :class:`tournaments.rating.Ratings` over the games in schedule order,
-exactly as the ranking does, noting each bot's mu and sigma after every game it played.
+The ranking is :func:`tournaments.ranking.build_ranking` (the same numbers as ranking.json),
+asked for each bot's rating history too: one TrueSkill pass over the games in schedule order
+gives both.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from tournaments.config import TournamentConfig
-from tournaments.rating import TRUESKILL_PARAMS, Ratings
-from tournaments.report import build_ranking, game_facts
+from tournaments.ranking import BotRow, Ranking, build_ranking
+from tournaments.rating import RatingPoint
 from tournaments.store import Store, StoredGame
 
-__all__ = ["Fault", "RatingPoint", "BotData", "TournamentData", "load_tournament",
-           "choose_replays", "selected_records", "game_number"]
+__all__ = ["Fault", "BotData", "TournamentData", "load_tournament", "choose_replays",
+           "selected_records", "game_number"]
 
 
 def game_number(index: int) -> int:
@@ -38,29 +38,14 @@ class Fault:
     detail: str
 
 
-@dataclass(frozen=True, slots=True)
-class RatingPoint:
-    """A bot's rating right after one of its games."""
-
-    played: int         #: games this bot has played so far (0 = before its first)
-    game: int           #: schedule index of that game (-1 before the first)
-    mu: float
-    sigma: float
-
-    @property
-    def exposed(self) -> float:
-        """mu - 3 sigma, the leaderboard value."""
-        return self.mu - 3.0 * self.sigma
-
-
 @dataclass
 class BotData:
     """One bot's page: its ranking row, history, scores and faults."""
 
     index: int
     name: str
-    row: dict[str, Any]                     #: its entry of ranking["bots"]
-    history: list[RatingPoint] = field(default_factory=list)
+    row: BotRow                             #: its line of the ranking
+    history: Sequence[RatingPoint]          #: its rating at the start, then after each game
     scores: list[int] = field(default_factory=list)   #: final score per seat held
     places: list[int] = field(default_factory=list)   #: place per seat held
     faults: list[Fault] = field(default_factory=list)
@@ -73,7 +58,7 @@ class TournamentData:
 
     directory: Path
     config: TournamentConfig
-    ranking: dict[str, Any]
+    ranking: Ranking
     games: list[StoredGame]
     bots: list[BotData]                     #: by bot index (the config's order)
 
@@ -85,25 +70,10 @@ class TournamentData:
     def ranked(self) -> list[BotData]:
         """Bots in ranking order, best first."""
         by_name = {b.name: b for b in self.bots}
-        return [by_name[row["name"]] for row in self.ranking["bots"]]
+        return [by_name[row.name] for row in self.ranking.bots]
 
 
-def _history(config: TournamentConfig, games: Sequence[StoredGame],
-             bots: list[BotData]) -> None:
-    facts = game_facts(games, config.build())
-    ratings = Ratings(len(bots))
-    start = (float(TRUESKILL_PARAMS["mu"]), float(TRUESKILL_PARAMS["sigma"]))
-    for bot in bots:
-        bot.history.append(RatingPoint(0, -1, *start))
-    for game, fact in zip(games, facts, strict=True):
-        ratings.add(fact.seats, fact.places)
-        for b in dict.fromkeys(fact.seats):
-            r = ratings.ratings[b]
-            bots[b].history.append(RatingPoint(len(bots[b].history), game.index,
-                                               float(r.mu), float(r.sigma)))
-
-
-def _number(value: Any) -> int | None:
+def _number(value: object) -> int | None:
     """A stored round or turn number (anything else, None: it becomes part of links)."""
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
@@ -113,10 +83,11 @@ def load_tournament(directory: Path) -> TournamentData:
     with Store.open(directory) as store:
         config = store.config()
         games = store.games()
-    ranking = build_ranking(config, games)
-    rows = {row["name"]: row for row in ranking["bots"]}
-    bots = [BotData(i, name, rows[name]) for i, name in enumerate(config.names)]
-    _history(config, games, bots)
+    ranking = build_ranking(config, games, history=True)
+    history = ranking.history
+    assert history is not None  # asked for
+    bots = [BotData(i, name, ranking.row(name), history[name])
+            for i, name in enumerate(config.names)]
     for game in games:
         for seat, b in enumerate(game.seats):
             bots[b].scores.append(int(game.scores[seat]))

@@ -14,7 +14,6 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from html import escape
-from typing import Any
 from urllib.parse import quote
 
 from arena.textsafe import safe_text
@@ -29,7 +28,7 @@ def esc(text: object) -> str:
     return escape(safe_text(str(text)), quote=True)
 
 
-def safe_data(data: Any) -> Any:
+def safe_data(data: object) -> object:
     """``data`` (JSON-ready) with every string in it, keys too, made safe by
     :func:`arena.textsafe.safe_text`: what a script shows from it is visible text."""
     if isinstance(data, str):
@@ -50,7 +49,7 @@ def attr(**values: object) -> str:
     return "".join(parts)
 
 
-def json_script(element_id: str, data: Any) -> str:
+def json_script(element_id: str, data: object) -> str:
     """A ``<script type="application/json">`` element holding ``data``, safe to embed.
 
     Strings go through :func:`safe_data`; ``<``, ``>`` and ``&`` are written as ``\\u003c``

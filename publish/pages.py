@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from typing import Any
 
+from engine import DUMMY_NAME, DUMMY_SEAT
 from publish.data import TournamentData, game_number
 from publish.html import Cell, esc, figure, json_script, link, page, table
+from publish.replay import ReplayData
 from publish.svg import PALETTE, Series, line_chart
+from tournaments.ranking import Ranking
+from tournaments.report import rank_range
 
 __all__ = ["GAME_LIST_LIMIT", "Site", "index_page", "games_page", "replay_page", "replay_name",
            "summary_text", "share_color"]
@@ -61,17 +64,17 @@ def replay_name(index: int) -> str:
     return f"game-{game_number(index):06d}.html"
 
 
-def summary_text(ranking: Mapping[str, Any]) -> str:
+def summary_text(ranking: Ranking) -> str:
     """One line describing the tournament."""
-    t = ranking["tournament"]
-    sizes = "/".join(str(n) for n in t["players"])
-    parts = [f"{ranking['games']} games"
-             + ("" if ranking["complete"] else f" of {ranking['planned_games']} planned "
+    t = ranking.tournament
+    sizes = "/".join(str(n) for n in t.players)
+    parts = [f"{ranking.games} games"
+             + ("" if ranking.complete else f" of {ranking.planned_games} planned "
                 "(incomplete)"),
-             f"{sizes}-player tables", f"{t['schedule']} schedule", f"{t['cycles']} cycle(s)",
-             f"seed {t['seed']}", f"{t['move_time']:g} s per pick"]
-    if t["variant"]:
-        parts.append("variants: " + ", ".join(t["variant"]))
+             f"{sizes}-player tables", f"{t.schedule} schedule", f"{t.cycles} cycle(s)",
+             f"seed {t.seed}", f"{t.move_time:g} s per pick"]
+    if t.variant:
+        parts.append("variants: " + ", ".join(t.variant))
     return " · ".join(parts)
 
 
@@ -98,24 +101,23 @@ def _ranking_table(site: Site) -> str:
                ("games", None), ("wins", None), ("win %", None), ("mean score", None),
                ("mean place", None), ("rank 90%", None), ("faults", None)]
     rows = []
-    for bot in site.data.ranking["bots"]:
-        low, high = bot["rank_low"], bot["rank_high"]
-        spread = f"{low}" if low == high else f"{low}–{high}"
+    for bot in site.data.ranking.bots:
         rows.append([
-            Cell(esc(bot["rank"]), bot["rank"]),
-            Cell(site.bot_link(bot["name"], ""), bot["name"], "bot text"),
-            Cell(f"{bot['rating']:.2f}", bot["rating"]),
-            Cell(f"{bot['mu']:.2f}", bot["mu"]),
-            Cell(f"{bot['sigma']:.2f}", bot["sigma"]),
-            Cell(esc(bot["games"]), bot["games"]),
-            Cell(f"{bot['wins']:g}", bot["wins"]),
-            Cell(f"{100 * bot['win_share']:.1f}%", bot["win_share"]),
-            Cell(f"{bot['mean_score']:.2f}", bot["mean_score"]),
-            Cell(f"{bot['mean_place']:.2f}", bot["mean_place"]),
-            Cell(f"{esc(spread)} <span class=\"dim\">({100 * bot['rank_confidence']:.0f}%)"
-                 "</span>", low, title="rank range in 90% of bootstrap resamples (share of "
-                 "resamples keeping this rank)"),
-            _faults_cell(bot["faults"]),
+            Cell(esc(bot.rank), bot.rank),
+            Cell(site.bot_link(bot.name, ""), bot.name, "bot text"),
+            Cell(f"{bot.rating:.2f}", bot.rating),
+            Cell(f"{bot.mu:.2f}", bot.mu),
+            Cell(f"{bot.sigma:.2f}", bot.sigma),
+            Cell(esc(bot.games), bot.games),
+            Cell(f"{bot.wins:g}", bot.wins),
+            Cell(f"{100 * bot.win_share:.1f}%", bot.win_share),
+            Cell(f"{bot.mean_score:.2f}", bot.mean_score),
+            Cell(f"{bot.mean_place:.2f}", bot.mean_place),
+            Cell(f"{esc(rank_range(bot))} <span class=\"dim\">"
+                 f"({100 * bot.rank_confidence:.0f}%)</span>", bot.rank_low,
+                 title="rank range in 90% of bootstrap resamples (share of resamples keeping "
+                 "this rank)"),
+            _faults_cell(bot.faults),
         ])
     return table(headers, rows, sortable=True, table_id="ranking",
                  first_desc=(2, 3, 5, 6, 7, 8))
@@ -147,17 +149,17 @@ def _rating_overview(site: Site) -> str:
 
 def _h2h_matrix(site: Site) -> str:
     ranking = site.data.ranking
-    names = [b["name"] for b in ranking["bots"]]
+    names = [b.name for b in ranking.bots]
     headers: list[tuple[str, str | None]] = [("ahead of →", "text")] + [(n, None) for n in names]
     rows = []
     for a in names:
         row: list[Cell | str | int] = [Cell(site.bot_link(a, ""), a, "bot text")]
         for b in names:
-            cell = ranking["head_to_head"].get(a, {}).get(b)
+            cell = ranking.head_to_head.get(a, {}).get(b)
             if a == b or cell is None:
                 row.append(Cell("—", None, "dim"))
                 continue
-            share, met = cell["share"], cell["meetings"]
+            share, met = cell.share, cell.meetings
             row.append(Cell(f"{100 * share:.0f}%", share, "h2h",
                             f"{a} finished ahead of {b} in {100 * share:.1f}% of {met} meetings",
                             f"background:{share_color(share)}"))
@@ -196,7 +198,7 @@ def _seat_list(site: Site, names: list[str], places: list[int], scores: list[int
     order = sorted(range(len(places)), key=lambda s: (places[s], s))
     parts = []
     for s in order:
-        who = esc(names[s] if s < len(names) else "dummy")
+        who = esc(names[s] if s < len(names) else DUMMY_NAME)
         if s < len(names):
             who = site.bot_link(names[s], "../")
         cls = "place1" if places[s] == 1 else "dim"
@@ -240,7 +242,7 @@ def games_page(site: Site) -> str:
                 here="Games", scripts=["sort.js"])
 
 
-def _game_faults(data: dict[str, Any]) -> str:
+def _game_faults(data: ReplayData) -> str:
     if not data["faults"]:
         return '<p class="note" id="game-faults">No faults in this game.</p>'
     items = []
@@ -261,10 +263,11 @@ def _game_faults(data: dict[str, Any]) -> str:
             + "".join(items) + "</ul>")
 
 
-def replay_page(site: Site, data: dict[str, Any]) -> str:
+def replay_page(site: Site, data: ReplayData) -> str:
     """One game's replay page; ``data`` is :func:`publish.replay.replay_data` output."""
-    links = [site.bot_href(n, "../") if n in site.slugs and not (data["dummy"] and s == 2)
-             else None for s, n in enumerate(data["players"])]
+    dummy_seat = DUMMY_SEAT if data["dummy"] else None
+    links = [site.bot_href(n, "../") if n in site.slugs and s != dummy_seat else None
+             for s, n in enumerate(data["players"])]
     payload = {**data, "links": links}
     players = " · ".join(esc(n) for n in data["players"])
     variant = (" · variants: " + esc(", ".join(data["variant"]))) if data["variant"] else ""

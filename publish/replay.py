@@ -1,18 +1,20 @@
 """A game record turned into the frames the replay viewer steps through.
 
-The record is first replayed by the engine (:func:`engine.replay`, which checks every step), then
-walked again turn by turn from its dealt hands so each frame holds what the table looked like:
-every seat's hand before the pick, the picks, the tableaux after them, and the round's points.
+The record is replayed once by the engine (:func:`engine.replay_steps`, which checks every
+step); each step becomes a frame holding what the table looked like: every seat's hand before
+the pick, the picks, the tableaux after them, and the round's points. The frames are used only
+once the whole record has been checked.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, NotRequired, TypedDict
 
-from engine import Card, GameState, replay, score_round
+from engine import Card, ReplayStep, replay_steps, score_round
 
-__all__ = ["CATEGORIES", "replay_data", "breakdown"]
+__all__ = ["CATEGORIES", "Frame", "Result", "ReplayData", "RecordFault", "replay_data",
+           "breakdown"]
 
 #: Scoring categories shown at the end of a round: label and the cards scored together. Soy
 #: sauce (a variant) is what is left of the round's points once these are counted.
@@ -43,49 +45,89 @@ def breakdown(tableaux: Sequence[Sequence[str]]) -> list[dict[str, int]]:
     return parts
 
 
-def _names(cards: Sequence[Card | str]) -> list[str]:
+#: A fault as the record holds it (a JSON object: ``seat``, ``round``, ``turn``, ``kind``,
+#: ``detail``, whatever their types there).
+RecordFault = dict[str, object]
+
+
+class Frame(TypedDict):
+    """One turn as the viewer shows it (keys in the order the page's JSON has them)."""
+
+    round: int
+    turn: int
+    hands: list[list[str]]          #: each seat's hand before the picks
+    picks: list[list[str]]          #: each seat's pick (one card, or two with chopsticks)
+    tableaux: list[list[str]]       #: this round's tableaux after the picks
+    points: list[int]               #: the round's points of those tableaux
+    scores: list[int]               #: scores before the picks (earlier rounds)
+    puddings: list[int]             #: puddings kept, this turn's included
+    faults: list[int]               #: indices into :attr:`ReplayData.faults`
+    controller: NotRequired[int]    #: the seat controlling the dummy (dummy variant)
+    round_end: NotRequired[bool]    #: present (True) on a round's last turn
+    breakdown: NotRequired[list[dict[str, int]]]   #: :func:`breakdown`, on a round's last turn
+
+
+class Result(TypedDict):
+    """The game's outcome, as the record states it (checked by the replay)."""
+
+    round_points: list[list[int]]
+    puddings: list[int]
+    pudding_points: list[int]
+    scores: list[int]
+    places: list[int]
+
+
+class ReplayData(TypedDict):
+    """The replay viewer's data for one game (the JSON document the page's script reads)."""
+
+    game: int                       #: the game's number
+    seed: int | None
+    players: list[str]              #: by seat (the dummy's name too)
+    variant: list[str]
+    directions: list[int]           #: passing direction of rounds 1 to 3
+    dummy: bool
+    faults: list[RecordFault]
+    frames: list[Frame]
+    result: Result
+
+
+def _names(cards: Iterable[Card]) -> list[str]:
     return [str(c) for c in cards]
 
 
-def replay_data(record: Mapping[str, Any], *, number: int) -> dict[str, Any]:
+def _frame(step: ReplayStep, faults: list[int]) -> Frame:
+    before = step.before
+    tabs = [_names(tab) for tab in step.tableaux]
+    frame: Frame = {
+        "round": step.round, "turn": step.turn,
+        "hands": [_names(h) for h in before.hands],
+        "picks": [_names(p) for p in step.picks],
+        "tableaux": tabs,
+        "points": score_round(tabs),
+        "scores": list(before.scores),
+        "puddings": [p + tab.count("pudding")
+                     for p, tab in zip(before.puddings, tabs, strict=True)],
+        "faults": faults,
+    }
+    if before.controller is not None:
+        frame["controller"] = before.controller
+    if step.round_end:
+        frame["round_end"] = True
+        frame["breakdown"] = breakdown(tabs)
+    return frame
+
+
+def replay_data(record: Mapping[str, Any], *, number: int) -> ReplayData:
     """The replay viewer's data for one game (JSON-ready); ``number`` is its game number.
 
     Raises :class:`engine.RecordError` if the record is inconsistent.
     """
-    final = replay(record, check_seed=False)
-    rules = final.rules
-    state = GameState.from_deals([rnd["hands"] for rnd in record["rounds"]], rules=rules,
-                                 names=final.names, seed=final.seed,
-                                 first_controller=final.first_controller)
-    faults = [dict(f) for f in record.get("faults", [])]
-    where: dict[tuple[Any, Any], list[int]] = {}
+    steps = list(replay_steps(record, check_seed=False))   # every check done: a valid record
+    rules = steps[0].before.rules
+    faults: list[RecordFault] = [dict(f) for f in record.get("faults", [])]
+    where: dict[tuple[object, object], list[int]] = {}
     for i, f in enumerate(faults):
         where.setdefault((f.get("round"), f.get("turn")), []).append(i)
-    frames: list[dict[str, Any]] = []
-    for r, rnd in enumerate(record["rounds"], 1):
-        for t, picks in enumerate(rnd["picks"], 1):
-            before = state
-            state = state.apply(picks)
-            last = t == len(rnd["picks"])
-            tableaux = (final.round_tableau(r) if last else state.tableaux)
-            tabs = [_names(tab) for tab in tableaux]
-            frame: dict[str, Any] = {
-                "round": r, "turn": t,
-                "hands": [_names(h) for h in before.hands],
-                "picks": [[str(c) for c in p] for p in picks],
-                "tableaux": tabs,
-                "points": score_round(tabs),
-                "scores": list(before.scores),
-                "puddings": [p + tab.count("pudding")
-                             for p, tab in zip(before.puddings, tabs, strict=True)],
-                "faults": where.get((r, t), []),
-            }
-            if before.controller is not None:
-                frame["controller"] = before.controller
-            if last:
-                frame["round_end"] = True
-                frame["breakdown"] = breakdown(tabs)
-            frames.append(frame)
     return {
         "game": number,
         "seed": record.get("seed"),
@@ -94,7 +136,7 @@ def replay_data(record: Mapping[str, Any], *, number: int) -> dict[str, Any]:
         "directions": [rules.direction(r) for r in (1, 2, 3)],
         "dummy": rules.dummy,
         "faults": faults,
-        "frames": frames,
+        "frames": [_frame(step, where.get((step.round, step.turn), [])) for step in steps],
         "result": {
             "round_points": [list(rnd["points"]) for rnd in record["rounds"]],
             "puddings": list(record["puddings"]),

@@ -21,7 +21,7 @@ from importlib import resources
 from pathlib import Path
 
 from arena.textsafe import safe_text
-from engine import RecordError
+from engine import DUMMY_NAME, RecordError
 from publish.botpage import bot_page
 from publish.data import choose_replays, load_tournament, selected_records
 from publish.html import slugs
@@ -101,7 +101,7 @@ def write_site(directory: Path, out: Path, *, replays: int | None = DEFAULT_REPL
         except (RecordError, KeyError, TypeError, ValueError) as err:
             skipped.append(safe_text(f"game {index + 1}: {err}", limit=300))
             continue
-        if not set(game["players"]) - {"dummy"} <= names:
+        if not set(game["players"]) - {DUMMY_NAME} <= names:
             skipped.append(safe_text(f"game {index + 1}: players {game['players']} are not "
                                      "this tournament's bots", limit=300))
             continue

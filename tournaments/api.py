@@ -5,7 +5,7 @@ For notebooks and scripts, the way ``env.run([...])`` works in kaggle-environmen
     from tournaments.api import play_game, run_tournament
 
     ranking = run_tournament(["my_bot.py", "greedy", "mcts"], cycles=2, seed=1)
-    ranking["bots"][0]["name"]           # the leader (ranking.json's content, as a dict)
+    ranking.bots[0].name                 # the leader; ranking.to_json() is ranking.json's
 
     game = play_game(["my_bot.py", "random"], seed=7)
     game.record["scores"], game.faults   # sushi-go-record/1, and every fault with its detail
@@ -20,16 +20,18 @@ import secrets
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from arena.game import GameResult
-from arena.pool import ArenaOptions, BotPool, resolve_bots, tournament_secret
+from arena.pool import ArenaOptions, BotPool, resolve_bots
+from arena.sandbox import SandboxMode
 from arena.slots import usable_cores
 from engine import parse_variants
 from tournaments.progress import NoProgress
-from tournaments.schedule import ScheduleKind, default_cycles
+from tournaments.ranking import Ranking
+from tournaments.runner import LocalExecutor
+from tournaments.settings import RunSettings
 from tournaments.store import Store
-from tournaments.tournament import make_config, plan, play_tournament
+from tournaments.tournament import plan, play_tournament
 
 __all__ = ["play_game", "run_tournament"]
 
@@ -39,41 +41,35 @@ def play_game(bots: Sequence[str | Path], *, seed: int | None = None,
               sandbox: str = "auto") -> GameResult:
     """Play one game between ``bots`` (2 to 5, in seat order); returns its result."""
     specs = resolve_bots([str(b) for b in bots])
-    options = ArenaOptions(move_time=move_time, sandbox=sandbox)
+    options = ArenaOptions(move_time=move_time, sandbox=SandboxMode(sandbox))
     with BotPool(options) as pool:
         return pool.play(specs, secrets.randbits(31) if seed is None else seed,
-                         [v.value for v in parse_variants(variant)])
+                         parse_variants(variant))
 
 
 def run_tournament(bots: Sequence[str | Path] = (), *, players: Sequence[int] | None = None,
                    cycles: int | None = None, seed: int | None = None,
                    move_time: float = 1.0, workers: int | None = None,
                    variant: Sequence[str] = (), out: Path | str | None = None,
-                   sandbox: str = "auto") -> dict[str, Any]:
-    """Play a round-robin tournament and return its ranking (``ranking.json`` as a dict, with
-    each bot's time per pick under ``"time"``).
+                   sandbox: str = "auto") -> Ranking:
+    """Play a round-robin tournament and return its ranking (``.to_json()`` is ranking.json's
+    content; each row's ``time`` holds the bot's time per pick).
 
     Defaults as ``arena tournament``: the built-in bots, tables of min(4, bots) seats, enough
     cycles for 100 games per bot, a random seed. With ``out`` the tournament is stored there
     (and resumed if it is already); without it, in a temporary folder that is removed.
     """
-    specs = resolve_bots([str(b) for b in bots])
-    if len(specs) < 2:
-        raise ValueError(f"a tournament needs at least 2 bots, got {len(specs)}")
-    names = tuple(v.value for v in parse_variants(variant))
-    sizes = tuple(sorted(set(players or [2 if "two-player-dummy" in names
-                                         else min(4, len(specs))])))
-    seed = secrets.randbits(52) if seed is None else seed
-    cycles = cycles or default_cycles(len(specs), list(sizes))
-    config = make_config(specs, players=sizes, cycles=cycles, seed=seed,
-                         schedule=ScheduleKind.ROUND_ROBIN, games=None, variant=names,
-                         move_time=move_time)
+    settings = RunSettings.create(
+        resolve_bots([str(b) for b in bots]), players=tuple(players or ()), cycles=cycles,
+        seed=seed, variant=parse_variants(variant), move_time=move_time,
+        sandbox=SandboxMode(sandbox))
+    config = settings.config()
     config.build()
     workers = workers or usable_cores()
-    options = ArenaOptions(move_time=move_time, sandbox=sandbox, secret=tournament_secret(seed))
+    executor = LocalExecutor(settings.arena_options(), workers)
     with tempfile.TemporaryDirectory(prefix="sushi-tournament-") as scratch:
         folder = Path(out) if out is not None else Path(scratch) / "tournament"
         with Store.open(folder, config) as store:
             the_plan = plan(config, store, workers)
-            return play_tournament(specs, store, the_plan, out=folder,
-                                   options=options, workers=workers, progress=NoProgress())
+            return play_tournament(settings.bots, store, the_plan, executor, out=folder,
+                                   progress=NoProgress())

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine import Rules, Variant, parse_variants
 from tournaments.schedule import ScheduledGame, ScheduleKind, build_schedule
 
 __all__ = ["BotEntry", "TournamentConfig", "file_sha256", "identity_mismatch"]
@@ -41,7 +42,7 @@ class TournamentConfig:
     seed: int = 0
     schedule: ScheduleKind = ScheduleKind.ROUND_ROBIN
     games: int | None = None
-    variant: tuple[str, ...] = ()
+    variant: tuple[Variant, ...] = ()
     move_time: float = 1.0
     _games_cache: list[ScheduledGame] = field(default_factory=list, compare=False, repr=False)
 
@@ -49,6 +50,15 @@ class TournamentConfig:
     def names(self) -> list[str]:
         """The bots' display names, by bot index."""
         return [b.name for b in self.bots]
+
+    @property
+    def variant_names(self) -> tuple[str, ...]:
+        """The variants' names, as records and ranking.json show them."""
+        return tuple(v.value for v in self.variant)
+
+    def rules(self, players: int) -> Rules:
+        """The engine's rules of this tournament's ``players``-seat tables."""
+        return Rules(players, self.variant)
 
     def build(self) -> list[ScheduledGame]:
         """The schedule (built once, then cached)."""
@@ -58,7 +68,7 @@ class TournamentConfig:
                 kind=self.schedule, games=self.games))
         return self._games_cache
 
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> dict[str, object]:
         """The JSON-ready identity stored with the games."""
         return {
             "bots": [{"name": b.name, "sha256": b.sha256} for b in self.bots],
@@ -67,7 +77,7 @@ class TournamentConfig:
             "seed": self.seed,
             "schedule": self.schedule.value,
             "games": self.games,
-            "variant": list(self.variant),
+            "variant": list(self.variant_names),
             "move_time": self.move_time,
         }
 
@@ -85,12 +95,12 @@ class TournamentConfig:
             seed=int(data["seed"]),
             schedule=ScheduleKind(data["schedule"]),
             games=None if data["games"] is None else int(data["games"]),
-            variant=tuple(str(v) for v in data["variant"]),
+            variant=parse_variants(str(v) for v in data["variant"]),
             move_time=float(data["move_time"]),
         )
 
 
-def _describe(value: Any) -> str:
+def _describe(value: object) -> str:
     if isinstance(value, list) and value and isinstance(value[0], dict):
         return ", ".join(str(v.get("name")) for v in value)
     if isinstance(value, list):

@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.pool import ArenaOptions, BotSpec
+from arena.sandbox import SandboxMode
 from arena.slots import usable_cores
-from tournaments.runner import Finished, run_games
-from tournaments.schedule import ScheduledGame
+from tournaments.games import GameOutcome, GameRequest
+from tournaments.runner import LocalExecutor
 
 __all__ = ["PROBES", "SITUATIONS", "Share", "core_share"]
 
@@ -52,18 +53,18 @@ def _busy() -> tuple[int, int]:
 
 
 def core_share(situation: str, *, games: int = 8, move_time: float = 0.2,
-               sandbox: str = "auto") -> Share:
+               sandbox: SandboxMode = SandboxMode.AUTO) -> Share:
     """Play ``games`` games of ``situation`` (a key of :data:`SITUATIONS`) and measure."""
     bots, workers = SITUATIONS[situation]
     workers = workers or usable_cores()
     with tempfile.TemporaryDirectory(prefix="core-share-") as folder:
         logs = Path(folder)
         specs = [BotSpec(f"{name}{seat}", PROBES / f"{name}.py") for seat, name in enumerate(bots)]
-        schedule = [ScheduledGame(i, 0, 4, i, 0, 1000 + i, tuple(range(4))) for i in range(games)]
+        requests = [GameRequest(i, tuple(range(4)), 1000 + i) for i in range(games)]
         options = ArenaOptions(move_time=move_time, sandbox=sandbox, log_dir=logs)
-        done: list[Finished] = []
+        done: list[GameOutcome] = []
         busy0, total0 = _busy()
-        run_games(specs, schedule, options=options, workers=workers, on_finished=done.append)
+        LocalExecutor(options, workers).run(specs, requests, (), done.append)
         busy1, total1 = _busy()
         shares = []
         for spec in specs:

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from typing import Any
+from dataclasses import dataclass
 
 import trueskill
 
-__all__ = ["TRUESKILL_PARAMS", "make_env", "Ratings", "rate_games", "exposed"]
+__all__ = ["TRUESKILL_PARAMS", "make_env", "Ratings", "RatingPoint", "rate_games", "exposed",
+           "exposed_value"]
 
 #: The environment used for rankings. mu, sigma, beta and tau are trueskill's defaults (the
 #: scale people know: mu 25, sigma 25/3); draw_probability is lowered from 0.10 to 0.02 because
@@ -34,25 +35,59 @@ def make_env(**overrides: float) -> trueskill.TrueSkill:
     return trueskill.TrueSkill(**params)
 
 
+def exposed_value(mu: float, sigma: float) -> float:
+    """The conservative leaderboard value: mu - 3 sigma (the one place it is computed)."""
+    return mu - 3 * sigma
+
+
 def exposed(rating: trueskill.Rating) -> float:
-    """The conservative leaderboard value mu - 3 sigma."""
-    return float(rating.mu - 3.0 * rating.sigma)
+    """:func:`exposed_value` of a TrueSkill rating."""
+    return exposed_value(float(rating.mu), float(rating.sigma))
+
+
+@dataclass(frozen=True, slots=True)
+class RatingPoint:
+    """A bot's rating right after one of its games."""
+
+    played: int         #: games this bot has played so far (0 = before its first)
+    game: int           #: schedule index of that game (-1 before the first)
+    mu: float
+    sigma: float
+
+    @property
+    def exposed(self) -> float:
+        """mu - 3 sigma, the leaderboard value."""
+        return exposed_value(self.mu, self.sigma)
 
 
 class Ratings:
-    """Ratings of ``bots`` bots, updated one game at a time."""
+    """Ratings of ``bots`` bots, updated one game at a time; with ``keep_history``, every
+    bot's rating after each of its games too (:attr:`history`, by bot index)."""
 
-    def __init__(self, bots: int, env: trueskill.TrueSkill | None = None) -> None:
+    def __init__(self, bots: int, env: trueskill.TrueSkill | None = None, *,
+                 keep_history: bool = False) -> None:
         self.env = env if env is not None else make_env()
-        self.ratings: list[Any] = [self.env.create_rating() for _ in range(bots)]
+        self.ratings: list[trueskill.Rating] = [self.env.create_rating() for _ in range(bots)]
+        self.history: list[list[RatingPoint]] | None = None
+        if keep_history:
+            start = [RatingPoint(0, -1, float(r.mu), float(r.sigma)) for r in self.ratings]
+            self.history = [[point] for point in start]
 
-    def add(self, seats: Sequence[int], places: Sequence[int]) -> None:
-        """Rate one game: ``seats[i]`` is the bot in seat ``i``, ``places[i]`` its place."""
+    def add(self, seats: Sequence[int], places: Sequence[int], *, game: int = -1) -> None:
+        """Rate one game: ``seats[i]`` is the bot in seat ``i``, ``places[i]`` its place;
+        ``game`` is its schedule index (for the history)."""
         if len(seats) < 2:
             return
+        self._rate(seats, places)
+        if self.history is not None:
+            for bot in dict.fromkeys(seats):
+                r, points = self.ratings[bot], self.history[bot]
+                points.append(RatingPoint(len(points), game, float(r.mu), float(r.sigma)))
+
+    def _rate(self, seats: Sequence[int], places: Sequence[int]) -> None:
         groups = [(self.ratings[b],) for b in seats]
         new = self.env.rate(groups, ranks=list(places[:len(seats)]))
-        updates: dict[int, list[Any]] = {}
+        updates: dict[int, list[trueskill.Rating]] = {}
         for bot, (rating,) in zip(seats, new, strict=True):
             updates.setdefault(bot, []).append(rating)
         for bot, rs in updates.items():
@@ -70,7 +105,7 @@ class Ratings:
 
 
 def rate_games(games: Iterable[tuple[Sequence[int], Sequence[int]]], bots: int,
-               env: trueskill.TrueSkill | None = None) -> list[Any]:
+               env: trueskill.TrueSkill | None = None) -> list[trueskill.Rating]:
     """Final ratings after ``games`` (``(seats, places)`` pairs, in the order given)."""
     ratings = Ratings(bots, env)
     for seats, places in games:

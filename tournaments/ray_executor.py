@@ -17,15 +17,17 @@ import logging
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
-from tournaments.runner import Finished, RunError
-from tournaments.schedule import ScheduledGame
+from arena.pool import ArenaOptions, BotPool, BotSpec
+from engine import Variant
+from tournaments.games import GameOutcome, GameRequest, OnFinished, RunError, play_one
 
-__all__ = ["RayUnavailable", "ShippedBot", "ship", "run_games_ray", "require_ray", "RAY_HINT"]
+__all__ = ["RayUnavailable", "RayExecutor", "ShippedBot", "ship", "require_ray", "RAY_HINT"]
 
 log = logging.getLogger(__name__)
 
@@ -51,12 +53,12 @@ class ShippedBot:
     digest: str
 
 
-def ship(specs: Sequence[Any]) -> list[ShippedBot]:
-    """The bots of ``specs`` (``arena.pool.BotSpec``) ready to send to other machines."""
+def ship(specs: Sequence[BotSpec]) -> list[ShippedBot]:
+    """The bots of ``specs`` ready to send to other machines."""
     shipped = []
     for spec in specs:
-        source = Path(spec.path).read_bytes()
-        shipped.append(ShippedBot(spec.name, Path(spec.path).name, source,
+        source = spec.path.read_bytes()
+        shipped.append(ShippedBot(spec.name, spec.path.name, source,
                                   hashlib.sha256(source).hexdigest()))
     return shipped
 
@@ -72,7 +74,7 @@ def _is_loopback(address: str) -> bool:
     return host == "localhost" or host.startswith("127.") or host == "::1"
 
 
-def require_ray(address: str | None = None) -> Any:
+def require_ray(address: str | None = None) -> ModuleType:
     """The ``ray`` module; :class:`RayUnavailable` saying how to install it when missing.
 
     Ray reads two settings when first imported, so they are chosen here: a local instance
@@ -97,14 +99,12 @@ def require_ray(address: str | None = None) -> Any:
 
 
 # ---------------------------------------------------------------------- on the workers
-_POOLS: dict[Any, Any] = {}
+_POOLS: dict[ArenaOptions, BotPool] = {}
 _BOT_ROOT = Path(tempfile.gettempdir()) / "sushi-go-ray-bots"
 
 
-def _materialize(bots: Sequence[ShippedBot]) -> list[Any]:
+def _materialize(bots: Sequence[ShippedBot]) -> list[BotSpec]:
     """Write shipped bots to this machine (once per content hash) and return their specs."""
-    from arena.pool import BotSpec
-
     specs = []
     for bot in bots:
         folder = _BOT_ROOT / bot.digest
@@ -126,12 +126,9 @@ def _close_pools() -> None:
     _POOLS.clear()
 
 
-def play_remote(bots: Sequence[ShippedBot], options: Any, variant: Sequence[str],
-                index: int, seats: Sequence[int], seed: int
-                ) -> tuple[int, dict[str, Any], float, list[float], list[dict[str, Any]]]:
-    """Task body: play one scheduled game on this worker's long-lived bot pool."""
-    from arena.pool import BotPool
-
+def play_remote(bots: Sequence[ShippedBot], options: ArenaOptions, variant: Sequence[Variant],
+                request: GameRequest) -> GameOutcome:
+    """Task body: play one game on this worker's long-lived bot pool."""
     pool = _POOLS.get(options)
     if pool is None:
         if not _POOLS:
@@ -140,14 +137,11 @@ def play_remote(bots: Sequence[ShippedBot], options: Any, variant: Sequence[str]
 
         # Ray gives a task one CPU: one bot of the game thinks at a time, on it.
         pool = _POOLS[options] = BotPool(options, slots=LocalSlots(1))
-    specs = _materialize(bots)
-    result = pool.play([specs[i] for i in seats], seed, tuple(variant))
-    return (index, result.record, float(result.seconds),
-            [float(s) for s in result.pick_seconds], [t.to_json() for t in result.timing])
+    return play_one(pool, _materialize(bots), request, variant)
 
 
 # ---------------------------------------------------------------------- on the driver
-def _init(ray: Any, address: str | None, workers: int) -> None:
+def _init(ray: ModuleType, address: str | None, workers: int) -> None:
     import arena
     import bots as builtin
     import engine
@@ -167,59 +161,55 @@ def _init(ray: Any, address: str | None, workers: int) -> None:
         raise RayUnavailable(f"cannot start or reach {where}: {err}") from None
 
 
-def run_games_ray(
-    bots: Sequence[Any],
-    games: Sequence[ScheduledGame],
-    *,
-    options: Any,
-    variant: Sequence[str] = (),
-    workers: int = 1,
-    on_finished: Callable[[Finished], None],
-    address: str | None = None,
-) -> None:
-    """Play ``games`` as Ray tasks; same contract as :func:`tournaments.runner.run_games`.
+@dataclass(frozen=True)
+class RayExecutor:
+    """Plays games as Ray tasks: on a local Ray instance with ``workers`` CPUs started for the
+    run, or on the cluster at ``address`` (``auto`` or ``HOST:PORT``), all of it."""
 
-    Without ``address`` a local Ray instance with ``workers`` CPUs is started for the run;
-    with it (``auto`` or ``HOST:PORT``) the run joins that cluster and uses all of it.
-    """
-    if not games:
-        return
-    ray = require_ray(address)
-    shipped = ship(bots)
-    queue = list(reversed(games))
-    pending: dict[Any, ScheduledGame] = {}
-    _init(ray, address, max(1, workers))
-    try:
-        remote = ray.remote(max_retries=MAX_RETRIES, retry_exceptions=False)(play_remote)
-        bots_ref = ray.put(shipped)
-        slots = max(1, int(ray.cluster_resources().get("CPU", workers)))
+    options: ArenaOptions
+    workers: int = 1
+    address: str | None = None
 
-        def submit() -> None:
-            while queue and len(pending) < slots * IN_FLIGHT_PER_SLOT:
-                game = queue.pop()
-                ref = remote.remote(bots_ref, options, tuple(variant), game.index,
-                                    tuple(game.seats), game.seed)
-                pending[ref] = game
+    def run(self, bots: Sequence[BotSpec], requests: Sequence[GameRequest],
+            variant: Sequence[Variant], on_finished: OnFinished) -> None:
+        """See :class:`tournaments.games.Executor`."""
+        if not requests:
+            return
+        ray = require_ray(self.address)
+        shipped = ship(bots)
+        waiting = list(reversed(requests))
+        pending: dict[Any, GameRequest] = {}    # Ray's object refs are untyped
+        _init(ray, self.address, max(1, self.workers))
+        try:
+            remote = ray.remote(max_retries=MAX_RETRIES, retry_exceptions=False)(play_remote)
+            bots_ref = ray.put(shipped)
+            slots = max(1, int(ray.cluster_resources().get("CPU", self.workers)))
 
-        submit()
-        while pending:
-            done, _ = ray.wait(list(pending), num_returns=1, timeout=0.5)
-            for ref in done:
-                game = pending.pop(ref)
-                try:
-                    index, record, seconds, pick_seconds, timing = ray.get(ref)
-                except Exception as err:  # RayTaskError, WorkerCrashedError after retries
-                    first = str(err).strip().splitlines()[-1] if str(err).strip() else ""
-                    raise RunError(f"game {game.index + 1}: {type(err).__name__}: "
-                                   f"{first}") from None
-                if index != game.index:
-                    raise RunError(f"game {game.index + 1}: a worker answered for game "
-                                   f"{index + 1}")
-                on_finished(Finished(game, record, seconds, pick_seconds, timing))
+            def submit() -> None:
+                while waiting and len(pending) < slots * IN_FLIGHT_PER_SLOT:
+                    request = waiting.pop()
+                    pending[remote.remote(bots_ref, self.options, tuple(variant),
+                                          request)] = request
+
             submit()
-    except KeyboardInterrupt:
-        for ref in list(pending):
-            ray.cancel(ref, force=True)
-        raise
-    finally:
-        ray.shutdown()
+            while pending:
+                done, _ = ray.wait(list(pending), num_returns=1, timeout=0.5)
+                for ref in done:
+                    request = pending.pop(ref)
+                    try:
+                        outcome: GameOutcome = ray.get(ref)
+                    except Exception as err:  # RayTaskError, WorkerCrashedError after retries
+                        first = str(err).strip().splitlines()[-1] if str(err).strip() else ""
+                        raise RunError(f"game {request.index + 1}: {type(err).__name__}: "
+                                       f"{first}") from None
+                    if outcome.index != request.index:
+                        raise RunError(f"game {request.index + 1}: a worker answered for game "
+                                       f"{outcome.index + 1}")
+                    on_finished(outcome)
+                submit()
+        except KeyboardInterrupt:
+            for ref in list(pending):
+                ray.cancel(ref, force=True)
+            raise
+        finally:
+            ray.shutdown()

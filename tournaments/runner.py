@@ -1,9 +1,10 @@
-"""Playing scheduled games in parallel worker processes.
+"""The local executor: scheduled games played in parallel worker processes on this machine.
 
-Each worker process owns one bot pool for its whole life (bot processes are kept across games)
-and takes the next game from a shared queue; the parent receives finished games as they arrive
-and hands them to a callback (which stores them). Workers are started with the ``forkserver``
-context, never by forking a process that runs threads.
+Each worker process owns one bot pool for its whole life and takes the next game from a shared
+queue; the parent receives finished games as they arrive and hands them to a callback (which
+stores them). Workers are started with the ``forkserver`` context, never by forking a process
+that runs threads. All workers share one semaphore of core slots: at most ``cores`` bots think
+at once across the run.
 """
 
 from __future__ import annotations
@@ -13,53 +14,49 @@ import os
 import queue
 import signal
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from multiprocessing.context import ForkServerProcess
+from multiprocessing.queues import Queue
+from multiprocessing.synchronize import Event
 from pathlib import Path
-from typing import Any
 
-from arena.slots import usable_cores
-from tournaments.schedule import ScheduledGame
+from arena.pool import ArenaOptions, BotPool, BotSpec
+from arena.slots import CoreSlots, usable_cores
+from engine import Variant
+from tournaments.games import (
+    GameOutcome,
+    GamePool,
+    GameRequest,
+    OnFinished,
+    RunError,
+    play_one,
+)
 
-__all__ = ["Finished", "RunError", "PoolFactory", "arena_pool", "run_games"]
-
-#: Makes a bot pool from arena options and the run's shared core slots: an object with
-#: ``play(bots, seed, variant)`` returning a result with ``record``, ``seconds`` and
-#: ``pick_seconds``, and ``close()``.
-PoolFactory = Callable[[Any, Any], Any]
+__all__ = ["LocalExecutor", "PoolFactory", "arena_pool"]
 
 _POLL_SECONDS = 0.5
 
 
-class RunError(RuntimeError):
-    """Games could not be played (a worker failed); the message says why."""
+#: Makes a worker's bot pool from the arena's options and the run's shared core slots.
+PoolFactory = Callable[[ArenaOptions, CoreSlots | None], GamePool]
 
 
-@dataclass(frozen=True, slots=True)
-class Finished:
-    """A finished game as it comes back from a worker."""
-
-    game: ScheduledGame
-    record: dict[str, Any]
-    seconds: float
-    pick_seconds: list[float]
-    #: Per seat: requests, wall and CPU time of its bot (``SeatTiming.to_json``).
-    timing: list[dict[str, Any]] = field(default_factory=list)
-
-
-def arena_pool(options: Any, slots: Any = None) -> Any:
-    """The real bot pool: ``arena.pool.BotPool(options)`` taking its core slots from ``slots``
-    (shared by every worker of the run)."""
-    from arena.pool import BotPool
+def arena_pool(options: ArenaOptions, slots: CoreSlots | None = None) -> BotPool:
+    """The real bot pool, taking its core slots from ``slots`` (shared by every worker)."""
     return BotPool(options, slots=slots)
+
+
+#: What a worker sends back: a game played, or why it stopped (with the game, if one).
+_Message = tuple[GameOutcome, None] | tuple[int | None, str]
 
 
 def _stop_on_term(signum: int, frame: object) -> None:
     raise SystemExit(0)
 
 
-def _worker(bots: Sequence[Any], options: Any, variant: tuple[str, ...], tasks: Any,
-            results: Any, stop: Any, factory: PoolFactory, log_file: Path | None = None,
-            slots: Any = None) -> None:
+def _worker(bots: Sequence[BotSpec], options: ArenaOptions, variant: tuple[Variant, ...],
+            tasks: Queue[GameRequest | None], results: Queue[_Message], stop: Event,
+            factory: PoolFactory, log_file: Path | None, slots: CoreSlots) -> None:
     """Worker process body: play games from ``tasks`` until a ``None`` arrives."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)        # the parent handles Ctrl-C
     if log_file is not None:
@@ -80,25 +77,22 @@ def _worker(bots: Sequence[Any], options: Any, variant: tuple[str, ...], tasks: 
                 continue
             if task is None:
                 break
-            index, seats, seed = task
             try:
-                result = pool.play([bots[i] for i in seats], seed, variant)
+                outcome = play_one(pool, bots, task, variant)
             except Exception as err:
-                results.put(("error", index, f"{type(err).__name__}: {err}"))
+                results.put((task.index, f"{type(err).__name__}: {err}"))
                 break
-            timing = [t.to_json() for t in getattr(result, "timing", [])]
-            results.put(("done", index, (result.record, float(result.seconds),
-                                         [float(s) for s in result.pick_seconds], timing)))
+            results.put((outcome, None))
     except SystemExit:
         results.cancel_join_thread()
     except Exception as err:
-        results.put(("error", None, f"{type(err).__name__}: {err}"))
+        results.put((None, f"{type(err).__name__}: {err}"))
     finally:
         if pool is not None:
             pool.close()
 
 
-def _stop(procs: Sequence[Any], stop: Any) -> None:
+def _stop(procs: Sequence[ForkServerProcess], stop: Event) -> None:
     stop.set()
     procs = [p for p in procs if p.pid is not None]
     for p in procs:
@@ -111,68 +105,63 @@ def _stop(procs: Sequence[Any], stop: Any) -> None:
             p.join(timeout=5)
 
 
-def run_games(
-    bots: Sequence[Any],
-    games: Sequence[ScheduledGame],
-    *,
-    options: Any,
-    variant: Sequence[str] = (),
-    workers: int = 1,
-    on_finished: Callable[[Finished], None],
-    pool_factory: PoolFactory = arena_pool,
-    log_file: Path | None = None,
-    cores: int | None = None,
-) -> None:
-    """Play ``games`` (bots by index into ``bots``) on ``workers`` processes.
+@dataclass(frozen=True)
+class LocalExecutor:
+    """Plays games on ``workers`` processes here, at most ``cores`` bots thinking at once
+    (default: every core this process may use)."""
 
-    At most ``cores`` bots (default: every core this process may use) think at once across all
-    the workers: they share one semaphore of core slots.
+    options: ArenaOptions
+    workers: int = 1
+    cores: int | None = None
+    #: The arena's own log (starts, kills, late replies), shared by the workers.
+    log_file: Path | None = None
+    pool_factory: PoolFactory = arena_pool
 
-    ``on_finished`` runs in this process for every game, in completion order. Raises
-    :class:`RunError` if a game cannot be played; ``KeyboardInterrupt`` stops the workers
-    (losing only the games in flight) and propagates.
-    """
-    if not games:
-        return
-    workers = max(1, min(workers, len(games)))
-    # The workers' interpreters must not import from the current folder: a bot file named
-    # random.py there would replace the standard module in the arena itself.
-    os.environ["PYTHONSAFEPATH"] = "1"
-    ctx = mp.get_context("forkserver")
-    ctx.set_forkserver_preload(["tournaments.runner", "arena.pool", "engine"])
-    tasks = ctx.Queue()
-    results = ctx.Queue()
-    stop = ctx.Event()
-    slots = ctx.Semaphore(cores or usable_cores())
-    for game in games:
-        tasks.put((game.index, game.seats, game.seed))
-    for _ in range(workers):
-        tasks.put(None)
-    procs = [ctx.Process(target=_worker, name=f"tournament-worker-{i}",
-                         args=(list(bots), options, tuple(variant), tasks, results, stop,
-                               pool_factory, log_file, slots))
-             for i in range(workers)]
-    pending = {game.index: game for game in games}
-    try:
-        for p in procs:
-            p.start()
-        while pending:
-            try:
-                kind, index, payload = results.get(timeout=_POLL_SECONDS)
-            except queue.Empty:
-                if not any(p.is_alive() for p in procs):
-                    raise RunError(f"the worker processes ended with {len(pending)} games "
-                                   "unplayed; run the same command again to resume") from None
-                continue
-            if kind == "error":
-                where = "" if index is None else f"game {index + 1}: "
-                raise RunError(f"{where}{payload}")
-            record, seconds, pick_seconds, timing = payload
-            on_finished(Finished(pending.pop(index), record, seconds, pick_seconds, timing))
-        for p in procs:
-            p.join(timeout=30)
-    finally:
-        _stop(procs, stop)
-        for q in (tasks, results):
-            q.cancel_join_thread()
-            q.close()
+    def run(self, bots: Sequence[BotSpec], requests: Sequence[GameRequest],
+            variant: Sequence[Variant], on_finished: OnFinished) -> None:
+        """See :class:`tournaments.games.Executor`."""
+        if not requests:
+            return
+        workers = max(1, min(self.workers, len(requests)))
+        # The workers' interpreters must not import from the current folder: a bot file named
+        # random.py there would replace the standard module in the arena itself.
+        os.environ["PYTHONSAFEPATH"] = "1"
+        ctx = mp.get_context("forkserver")
+        ctx.set_forkserver_preload(["tournaments.runner", "arena.pool", "engine"])
+        tasks: Queue[GameRequest | None] = ctx.Queue()
+        results: Queue[_Message] = ctx.Queue()
+        stop = ctx.Event()
+        slots = ctx.Semaphore(self.cores or usable_cores())
+        for request in requests:
+            tasks.put(request)
+        for _ in range(workers):
+            tasks.put(None)
+        procs = [ctx.Process(target=_worker, name=f"tournament-worker-{i}",
+                             args=(list(bots), self.options, tuple(variant), tasks, results,
+                                   stop, self.pool_factory, self.log_file, slots))
+                 for i in range(workers)]
+        pending = {request.index for request in requests}
+        try:
+            for p in procs:
+                p.start()
+            while pending:
+                try:
+                    done, error = results.get(timeout=_POLL_SECONDS)
+                except queue.Empty:
+                    if not any(p.is_alive() for p in procs):
+                        raise RunError(f"the worker processes ended with {len(pending)} games "
+                                       "unplayed; run the same command again to resume"
+                                       ) from None
+                    continue
+                if not isinstance(done, GameOutcome):
+                    where = "" if done is None else f"game {done + 1}: "
+                    raise RunError(f"{where}{error}")
+                pending.discard(done.index)
+                on_finished(done)
+            for p in procs:
+                p.join(timeout=30)
+        finally:
+            _stop(procs, stop)
+            for q in (tasks, results):
+                q.cancel_join_thread()
+                q.close()

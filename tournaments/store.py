@@ -11,13 +11,14 @@ import fcntl
 import json
 import sqlite3
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
 from tournaments.config import TournamentConfig, identity_mismatch
+from tournaments.games import GameOutcome
 from tournaments.schedule import ScheduledGame
 
 __all__ = ["DB_NAME", "FORMAT", "Store", "StoreError", "StoredGame"]
@@ -239,9 +240,10 @@ class Store:
         return None if value is None else float(value)
 
     # ------------------------------------------------------------------ writing
-    def add(self, game: ScheduledGame, record: Mapping[str, Any], *, seconds: float,
-            pick_seconds: Sequence[float], timing: Sequence[Mapping[str, Any]] = ()) -> None:
-        """Store one finished game and commit it."""
+    def add(self, game: ScheduledGame, outcome: GameOutcome) -> None:
+        """Store one finished game (``outcome`` of the scheduled ``game``) and commit it."""
+        record, seconds, pick_seconds = outcome.record, outcome.seconds, outcome.pick_seconds
+        timing = [t.to_json() for t in outcome.timing]
         blob = zlib.compress(json.dumps(record, separators=(",", ":")).encode(), 6)
         with self._conn:
             self._conn.execute(
@@ -253,7 +255,7 @@ class Store:
                  json.dumps(record.get("faults", [])), float(seconds),
                  json.dumps([float(s) for s in pick_seconds]), blob,
                  datetime.now(UTC).isoformat(timespec="milliseconds"),
-                 json.dumps([dict(t) for t in timing])))
+                 json.dumps(timing)))
 
     def close(self) -> None:
         """Close the connection (and release the writer's lock)."""

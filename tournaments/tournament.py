@@ -3,40 +3,30 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine import HAND_SIZES
-from tournaments.config import BotEntry, TournamentConfig, file_sha256
+from arena.pool import BotSpec
+from tournaments.config import TournamentConfig
+from tournaments.games import Executor, GameOutcome, GameRequest
 from tournaments.progress import NoProgress, ProgressView, format_duration
-from tournaments.report import build_ranking, write_rankings
-from tournaments.runner import Finished, PoolFactory, arena_pool, run_games
+from tournaments.ranking import Ranking, build_ranking
+from tournaments.report import write_rankings
 from tournaments.schedule import ScheduledGame
 from tournaments.store import Store
 
-__all__ = ["Plan", "make_config", "plan", "play_tournament", "rank_directory",
-           "estimate_seconds", "ASSUMED_PICK_SECONDS"]
+__all__ = ["Plan", "plan", "play_tournament", "rank_directory", "estimate_seconds",
+           "ASSUMED_PICK_SECONDS", "LOG_NAME"]
 
 #: Assumed seconds per pick before any game is stored (a searching bot at the table; the
 #: built-in mcts bot takes about 0.06 s, quick bots a few ms).
 ASSUMED_PICK_SECONDS = 0.05
 
 
-def make_config(specs: Sequence[Any], **options: Any) -> TournamentConfig:
-    """The configuration for bots ``specs`` (``name``/``path`` objects) and the options."""
-    bots = tuple(BotEntry(spec.name, file_sha256(Path(spec.path))) for spec in specs)
-    return TournamentConfig(bots=bots, **options)
-
-
-def _picks(game: ScheduledGame, variant: Sequence[str]) -> int:
-    """Turns in a game: three rounds of one hand."""
-    return 3 * (9 if "two-player-dummy" in variant else HAND_SIZES[game.players])
-
-
-def estimate_seconds(games: Sequence[ScheduledGame], workers: int,
-                     mean_seconds: float | None = None, *, variant: Sequence[str] = (),
+def estimate_seconds(config: TournamentConfig, games: Sequence[ScheduledGame], workers: int,
+                     mean_seconds: float | None = None, *,
                      pick_seconds: float = ASSUMED_PICK_SECONDS) -> float:
     """Expected wall time of ``games`` on ``workers`` processes: from the stored games' mean
     time when known, else ``pick_seconds`` for every turn."""
@@ -45,7 +35,7 @@ def estimate_seconds(games: Sequence[ScheduledGame], workers: int,
     if mean_seconds is not None:
         total = mean_seconds * len(games)
     else:
-        total = sum(pick_seconds * _picks(g, variant) for g in games)
+        total = sum(pick_seconds * config.rules(g.players).turns_per_game for g in games)
     return total / max(1, min(workers, len(games)))
 
 
@@ -88,7 +78,7 @@ class Plan:
             f"bots ({len(c.bots)}): {', '.join(c.names)}",
             f"schedule: {c.schedule.value}, {'/'.join(map(str, sizes))}-player tables, "
             f"{c.cycles} cycle(s), seed {c.seed}"
-            + (f", variants {', '.join(c.variant)}" if c.variant else ""),
+            + (f", variants {', '.join(c.variant_names)}" if c.variant else ""),
             f"games: {len(self.schedule)} ({tables} table{'s' if tables != 1 else ''}, each "
             "played in every seat "
             f"rotation on one deal; {each} games per bot)",
@@ -110,9 +100,8 @@ def plan(config: TournamentConfig, store: Store | None, workers: int) -> Plan:
     done = store.done() if store is not None else set()
     missing = [g for g in schedule if g.index not in done]
     mean = store.mean_seconds() if store is not None else None
-    estimate = estimate_seconds(missing, workers, mean, variant=config.variant)
-    worst = estimate_seconds(missing, workers, variant=config.variant,
-                             pick_seconds=config.move_time)
+    estimate = estimate_seconds(config, missing, workers, mean)
+    worst = estimate_seconds(config, missing, workers, pick_seconds=config.move_time)
     return Plan(config, schedule, missing, estimate, mean is not None, worst)
 
 
@@ -139,7 +128,7 @@ def _record_path(out: Path, index: int) -> Path:
     return out / "games" / f"game-{index + 1:06d}.json"
 
 
-def _write_record(out: Path, index: int, record: dict[str, Any]) -> None:
+def _write_record(out: Path, index: int, record: Mapping[str, Any]) -> None:
     path = _record_path(out, index)
     path.parent.mkdir(exist_ok=True)
     tmp = path.with_suffix(".tmp")
@@ -152,26 +141,17 @@ LOG_NAME = "arena.log"
 
 
 def play_tournament(
-    specs: Sequence[Any],
+    bots: Sequence[BotSpec],
     store: Store,
     the_plan: Plan,
+    executor: Executor,
     *,
     out: Path,
-    options: Any,
-    workers: int,
     records: bool = False,
     progress: ProgressView | None = None,
-    pool_factory: PoolFactory = arena_pool,
-    executor: str = "local",
-    address: str | None = None,
-    cores: int | None = None,
-) -> dict[str, Any]:
-    """Play the plan's missing games, storing each as it ends; returns the ranking.
-
-    ``executor`` is ``local`` (worker processes here) or ``ray`` (Ray tasks on a local Ray
-    instance, or on the cluster at ``address``). The ranking files are written into ``out``
-    when every game is stored.
-    """
+) -> Ranking:
+    """Play the plan's missing games on ``executor``, storing each as it ends; returns the
+    ranking, whose files are written into ``out`` once every game is stored."""
     config = the_plan.config
     progress = progress if progress is not None else NoProgress()
     if records:
@@ -179,32 +159,26 @@ def play_tournament(
             if not _record_path(out, index).exists():
                 _write_record(out, index, record)
     live = _Leader(config.names)
-    for game in store.games():
-        live.add(game.seats, game.places)
+    for stored in store.games():
+        live.add(stored.seats, stored.places)
     total = len(the_plan.schedule)
     done = total - len(the_plan.missing)
+    scheduled = {game.index: game for game in the_plan.missing}
 
-    def finished(f: Finished) -> None:
+    def finished(outcome: GameOutcome) -> None:
         nonlocal done
-        store.add(f.game, f.record, seconds=f.seconds, pick_seconds=f.pick_seconds,
-                  timing=f.timing)
+        game = scheduled[outcome.index]
+        store.add(game, outcome)
         if records:
-            _write_record(out, f.game.index, f.record)
-        live.add(f.game.seats, f.record["places"])
+            _write_record(out, game.index, outcome.record)
+        live.add(game.seats, outcome.record["places"])
         done += 1
         progress.update(done, live.leader())
 
     progress.start(total, done)
     try:
-        if executor == "ray":
-            from tournaments.ray_executor import run_games_ray
-
-            run_games_ray(specs, the_plan.missing, options=options, variant=config.variant,
-                          workers=workers, on_finished=finished, address=address)
-        else:
-            run_games(specs, the_plan.missing, options=options, variant=config.variant,
-                      workers=workers, on_finished=finished, pool_factory=pool_factory,
-                      log_file=out / LOG_NAME, cores=cores)
+        executor.run(bots, [GameRequest.of(g) for g in the_plan.missing], config.variant,
+                     finished)
     finally:
         progress.close()
     ranking = build_ranking(config, store.games())
@@ -212,7 +186,7 @@ def play_tournament(
     return ranking
 
 
-def rank_directory(directory: Path) -> dict[str, Any]:
+def rank_directory(directory: Path) -> Ranking:
     """The ranking of the tournament stored in ``directory`` (complete or not)."""
     with Store.open(directory) as store:
         return build_ranking(store.config(), store.games())

@@ -1,4 +1,5 @@
-"""arena.cgroups: real processes under real limits, plus the parsing that picks v1 or v2.
+"""arena.cgroups (with cgroup_support, cgroupfs): real processes under real limits, plus the
+parsing that picks v1 or v2.
 
 The tests that need cgroups skip (saying why) when ``detect()`` finds none usable. They work in
 a folder of their own (``sushi-arena-test-<pid>``), so they never touch a real arena's bot
@@ -24,8 +25,9 @@ from pathlib import Path
 
 import pytest
 
-from arena import cgroups
-from arena.cgroups import BotCgroup, CgroupError, CgroupSupport
+from arena import cgroup_support, cgroupfs, cgroups
+from arena.cgroup_support import CgroupSupport
+from arena.cgroups import BotCgroup, CgroupError
 
 MiB = 1 << 20
 LIMIT = 256 * MiB
@@ -42,7 +44,7 @@ def _subdir() -> str:
 
 @pytest.fixture(scope="module")
 def support() -> Iterator[CgroupSupport]:
-    found = cgroups.detect(_subdir())
+    found = cgroup_support.detect(_subdir())
     if found.version is None:
         pytest.skip(f"no usable cgroups here: {found.reason}")
     yield found
@@ -91,14 +93,14 @@ def _wait_empty(cg: BotCgroup, timeout: float) -> bool:
 
 
 def _cgroup_of(pid: int | str) -> dict[str, str]:
-    return cgroups.parse_proc_cgroup(Path(f"/proc/{pid}/cgroup").read_text())
+    return cgroupfs.parse_proc_cgroup(Path(f"/proc/{pid}/cgroup").read_text())
 
 
 def _expected_paths(cg: BotCgroup) -> dict[str, str]:
     """Controller ("" for v2) -> the path /proc/PID/cgroup shows for a process in ``cg``."""
     mine = _cgroup_of("self")
     return {
-        controller: os.path.join(mine[controller] if controller else cgroups.v2_base(mine[""]),
+        controller: os.path.join(mine[controller] if controller else cgroupfs.v2_base(mine[""]),
                                  _subdir(), cg.name)
         for controller in cg.dirs
     }
@@ -106,7 +108,7 @@ def _expected_paths(cg: BotCgroup) -> dict[str, str]:
 
 def _v2_proc_path(directory: str) -> str:
     """The path /proc/PID/cgroup shows for a process in the v2 cgroup ``directory``."""
-    for mount in cgroups.parse_mountinfo(Path("/proc/self/mountinfo").read_text()):
+    for mount in cgroupfs.parse_mountinfo(Path("/proc/self/mountinfo").read_text()):
         if mount.fstype == "cgroup2" and directory.startswith(mount.mount_point + "/"):
             return os.path.join(mount.root, os.path.relpath(directory, mount.mount_point))
     raise AssertionError(f"{directory} is on no cgroup2 mount")
@@ -127,7 +129,7 @@ def test_wrapped_command_starts_inside_the_cgroup(make: Make) -> None:
     cg = make()
     out = subprocess.run(cg.wrap(["cat", "/proc/self/cgroup"]), capture_output=True, text=True,
                          check=True).stdout
-    seen = cgroups.parse_proc_cgroup(out)
+    seen = cgroupfs.parse_proc_cgroup(out)
     for controller, path in _expected_paths(cg).items():
         assert seen[controller] == path, out
 
@@ -165,7 +167,7 @@ def test_add_moves_a_running_process(make: Make) -> None:
 
 
 def test_create_refuses_bad_names_and_duplicates(support: CgroupSupport, make: Make) -> None:
-    for bad in ["", "a/b", "..", "a..b", ".", cgroups.SELF_NAME]:
+    for bad in ["", "a/b", "..", "a..b", ".", cgroupfs.SELF_NAME]:
         with pytest.raises(CgroupError):
             BotCgroup.create(bad, memory_bytes=LIMIT, pids=8, support=support)
     cg = make()
@@ -472,10 +474,10 @@ def test_cleanup_stale_removes_only_empty_leftovers(support: CgroupSupport, make
 
 
 def test_describe_is_one_line() -> None:
-    support = cgroups.detect()
+    support = cgroup_support.detect()
     line = support.describe()
     assert "\n" not in line and line.startswith("cgroups: ")
-    assert cgroups.detect() is support  # cached
+    assert cgroup_support.detect() is support  # cached
     if support.version is not None:
         assert support.root in line
         assert support.reason == ""
@@ -484,7 +486,7 @@ def test_describe_is_one_line() -> None:
 
 
 def test_unavailable_describe_is_one_line() -> None:
-    support = cgroups._unavailable("cgroup v2: /x is\nnot delegated")
+    support = cgroup_support._unavailable("cgroup v2: /x is\nnot delegated")
     assert support.describe() == "cgroups: unavailable: cgroup v2: /x is not delegated"
     with pytest.raises(CgroupError, match="not delegated"):
         BotCgroup.create("bot-1", memory_bytes=LIMIT, pids=8, support=support)
@@ -539,7 +541,7 @@ rw,nsdelegate,memory_recursiveprot
 
 
 def test_parse_proc_cgroup() -> None:
-    assert cgroups.parse_proc_cgroup(HYBRID_CGROUP) == {
+    assert cgroupfs.parse_proc_cgroup(HYBRID_CGROUP) == {
         "pids": "/user.slice/user-1000.slice/session-2.scope",
         "cpu": "/user.slice",
         "cpuacct": "/user.slice",
@@ -547,21 +549,21 @@ def test_parse_proc_cgroup() -> None:
         "name=systemd": "/user.slice/user-1000.slice/session-2.scope",
         "": "/user.slice/user-1000.slice/session-2.scope",
     }
-    assert cgroups.parse_proc_cgroup("garbage\n3:x:relative\n") == {}
+    assert cgroupfs.parse_proc_cgroup("garbage\n3:x:relative\n") == {}
 
 
 def test_parse_mountinfo_keeps_cgroup_mounts_and_unescapes() -> None:
     text = V1_MOUNTINFO + (
         "50 31 0:40 /a\\040b /mnt/my\\040cgroups\\134x rw shared:9 - cgroup2 none rw\n"
     )
-    mounts = cgroups.parse_mountinfo(text)
+    mounts = cgroupfs.parse_mountinfo(text)
     assert [m.fstype for m in mounts] == ["cgroup"] * 6 + ["cgroup2", "cgroup2"]
     assert mounts[0].options == {"rw", "cpu"}
     assert mounts[-1].mount_point == "/mnt/my cgroups\\x" and mounts[-1].root == "/a b"
 
 
 def test_locate_v1_on_this_kind_of_host() -> None:
-    version, dirs = cgroups.locate(V1_CGROUP, V1_MOUNTINFO)
+    version, dirs = cgroupfs.locate(V1_CGROUP, V1_MOUNTINFO)
     assert version == 1
     assert dirs == {
         "cpu": "/sys/fs/cgroup/cpu",
@@ -574,7 +576,7 @@ def test_locate_v1_on_this_kind_of_host() -> None:
 
 
 def test_locate_hybrid_prefers_v1_controllers_over_empty_cgroup2() -> None:
-    version, dirs = cgroups.locate(HYBRID_CGROUP, HYBRID_MOUNTINFO)
+    version, dirs = cgroupfs.locate(HYBRID_CGROUP, HYBRID_MOUNTINFO)
     assert version == 1
     assert dirs["memory"] == "/sys/fs/cgroup/memory/user.slice/user-1000.slice/session-2.scope"
     assert dirs["cpuacct"] == dirs["cpu"] == "/sys/fs/cgroup/cpu,cpuacct/user.slice"
@@ -582,34 +584,34 @@ def test_locate_hybrid_prefers_v1_controllers_over_empty_cgroup2() -> None:
 
 
 def test_locate_v2_only() -> None:
-    assert cgroups.locate_v1(V2_CGROUP, V2_MOUNTINFO) == {}
-    assert cgroups.locate(V2_CGROUP, V2_MOUNTINFO) == (2, {"": f"/sys/fs/cgroup{SCOPE}"})
+    assert cgroupfs.locate_v1(V2_CGROUP, V2_MOUNTINFO) == {}
+    assert cgroupfs.locate(V2_CGROUP, V2_MOUNTINFO) == (2, {"": f"/sys/fs/cgroup{SCOPE}"})
     # Once the arena moved itself into its leaf, children still nest beside it, not below.
-    moved = f"0::{SCOPE}/{cgroups.SELF_NAME}\n"
-    assert cgroups.locate_v2(moved, V2_MOUNTINFO) == f"/sys/fs/cgroup{SCOPE}"
-    assert cgroups.v2_base("/sys/fs/cgroup/x/") == "/sys/fs/cgroup/x"
+    moved = f"0::{SCOPE}/{cgroupfs.SELF_NAME}\n"
+    assert cgroupfs.locate_v2(moved, V2_MOUNTINFO) == f"/sys/fs/cgroup{SCOPE}"
+    assert cgroupfs.v2_base("/sys/fs/cgroup/x/") == "/sys/fs/cgroup/x"
 
 
 def test_locate_with_bind_mounted_subtree_and_cgroup_namespace() -> None:
     # A container seeing only its own subtree, mounted at the usual place.
     mountinfo = "40 30 0:38 /docker/abc /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n"
-    assert cgroups.locate_v2("0::/docker/abc/inner\n", mountinfo) == "/sys/fs/cgroup/inner"
-    assert cgroups.locate_v2("0::/docker/abc\n", mountinfo) == "/sys/fs/cgroup"
+    assert cgroupfs.locate_v2("0::/docker/abc/inner\n", mountinfo) == "/sys/fs/cgroup/inner"
+    assert cgroupfs.locate_v2("0::/docker/abc\n", mountinfo) == "/sys/fs/cgroup"
     # Our cgroup is outside what is mounted: nothing usable.
-    assert cgroups.locate_v2("0::/elsewhere\n", mountinfo) is None
-    assert cgroups.locate("0::/elsewhere\n", mountinfo) == (None, {})
+    assert cgroupfs.locate_v2("0::/elsewhere\n", mountinfo) is None
+    assert cgroupfs.locate("0::/elsewhere\n", mountinfo) == (None, {})
     # A cgroup namespace: paths are relative to the namespace root, mounted as "/".
-    assert cgroups.locate_v2("0::/\n", V2_MOUNTINFO) == "/sys/fs/cgroup"
+    assert cgroupfs.locate_v2("0::/\n", V2_MOUNTINFO) == "/sys/fs/cgroup"
 
 
 def test_no_cgroups_at_all() -> None:
-    assert cgroups.locate("", "") == (None, {})
-    assert cgroups.locate("0::/\n", "22 1 259:2 / / rw - ext4 /dev/sda rw\n") == (None, {})
+    assert cgroupfs.locate("", "") == (None, {})
+    assert cgroupfs.locate("0::/\n", "22 1 259:2 / / rw - ext4 /dev/sda rw\n") == (None, {})
 
 
 def test_v2_setup_explains_missing_controllers(tmp_path: Path) -> None:
     (tmp_path / "cgroup.controllers").write_text("cpu io\n")
-    support = cgroups._setup_v2(str(tmp_path), "sushi-arena")
+    support = cgroup_support._setup_v2(str(tmp_path), "sushi-arena")
     assert support.version is None
     assert "memory, pids not available" in support.reason
     assert "Delegate=yes" in support.describe() and "\n" not in support.describe()
@@ -621,10 +623,10 @@ def test_v2_setup_explains_missing_controllers(tmp_path: Path) -> None:
 
 def _writable_cgroup2() -> str:
     """A cgroup2 directory we may create children in, or skip."""
-    if cgroups.detect().version != 1:
+    if cgroup_support.detect().version != 1:
         pytest.skip("the main tests already run on this host's cgroup v2")
     text = Path("/proc/self/cgroup").read_text()
-    base = cgroups.locate_v2(text, Path("/proc/self/mountinfo").read_text())
+    base = cgroupfs.locate_v2(text, Path("/proc/self/mountinfo").read_text())
     if base is None or os.geteuid() != 0 or not os.access(base, os.W_OK):
         pytest.skip("no cgroup2 hierarchy we may write to (needs root on a hybrid host)")
     return base
@@ -702,16 +704,16 @@ def test_v2_no_internal_processes_rule(busy: bool, tmp_path: Path,
     (base / "cgroup.subtree_control").write_text("")
     (base / "cgroup.procs").write_text("100\n101\n" if busy else "")
     fake = _FakeCgroup2(tmp_path)
-    monkeypatch.setattr(cgroups, "_read", fake.read)
-    monkeypatch.setattr(cgroups, "_write", fake.write)
-    support = cgroups._setup_v2(str(base), "sushi-arena")
+    monkeypatch.setattr(cgroupfs, "read_file", fake.read)
+    monkeypatch.setattr(cgroupfs, "write_file", fake.write)
+    support = cgroup_support._setup_v2(str(base), "sushi-arena")
     assert support.version == 2, support.reason
     assert support.root == str(base / "sushi-arena")
     assert support.dirs == (("", support.root),)
     for directory in (base, base / "sushi-arena"):
         # memory and pids as required, cpu (for the one-core quota) because it is there
         assert (directory / "cgroup.subtree_control").read_text() == "cpu memory pids"
-    leaf = base / cgroups.SELF_NAME
+    leaf = base / cgroupfs.SELF_NAME
     if busy:  # the arena's processes moved into their leaf, then the controllers went on
         assert (leaf / "cgroup.procs").read_text().split() == ["100", "101"]
         assert (base / "cgroup.procs").read_text() == ""
@@ -721,11 +723,11 @@ def test_v2_no_internal_processes_rule(busy: bool, tmp_path: Path,
     else:  # nothing to move: no leaf
         assert not leaf.exists()
     # Later arena processes see themselves in the leaf and still nest bots beside it.
-    assert cgroups.v2_base(str(leaf)) == str(base)
+    assert cgroupfs.v2_base(str(leaf)) == str(base)
 
 
 def test_v2_bot_cgroup_for_real(v2_playground: str) -> None:
-    support = cgroups._setup_v2(v2_playground, "sushi-arena", _v2_controllers(v2_playground))
+    support = cgroup_support._setup_v2(v2_playground, "sushi-arena", _v2_controllers(v2_playground))
     assert support.version == 2, support.reason
     if not support.freezer:
         pytest.skip("kernel without the cgroup v2 freezer (5.2+)")
@@ -733,7 +735,7 @@ def test_v2_bot_cgroup_for_real(v2_playground: str) -> None:
     try:
         out = subprocess.run(cg.wrap(["cat", "/proc/self/cgroup"]), capture_output=True,
                              text=True, check=True).stdout
-        assert cgroups.parse_proc_cgroup(out)[""] == _v2_proc_path(cg.paths[0])
+        assert cgroupfs.parse_proc_cgroup(out)[""] == _v2_proc_path(cg.paths[0])
         _check_freeze(cg)
         _check_kill_tree(cg)
         assert cg.memory_peak() == 0 and not cg.oom_killed()  # no memory controller here
@@ -747,11 +749,11 @@ def test_v2_bot_cgroup_for_real(v2_playground: str) -> None:
 _DELEGATED = """
 import json, os, subprocess, sys, time
 sys.path.insert(0, sys.argv[1])
-from arena import cgroups
+from arena import cgroup_support, cgroupfs, cgroups
 text = open("/proc/self/cgroup").read()
-base = cgroups.locate_v2(text, open("/proc/self/mountinfo").read())
+base = cgroupfs.locate_v2(text, open("/proc/self/mountinfo").read())
 want = tuple(open(os.path.join(base, "cgroup.controllers")).read().split())
-support = cgroups._setup_v2(base, "sushi-arena", want)
+support = cgroup_support._setup_v2(base, "sushi-arena", want)
 result = {"uid": os.geteuid(), "base": base, "reason": support.reason, "version": support.version}
 if support.version == 2:
     result["self"] = open("/proc/self/cgroup").read().strip()
@@ -790,9 +792,9 @@ def test_v2_delegated_to_a_normal_user(v2_playground: str) -> None:
     assert result["uid"] == 65534 and result["version"] == 2, result
     where = _v2_proc_path(v2_playground)
     if _v2_controllers(v2_playground):  # it had to move itself out of the way
-        own = cgroups.parse_proc_cgroup(str(result["self"]))[""]
-        assert own == f"{where}/{cgroups.SELF_NAME}", result
-    bot = cgroups.parse_proc_cgroup(str(result["bot"]))[""]
+        own = cgroupfs.parse_proc_cgroup(str(result["self"]))[""]
+        assert own == f"{where}/{cgroupfs.SELF_NAME}", result
+    bot = cgroupfs.parse_proc_cgroup(str(result["bot"]))[""]
     assert bot == f"{where}/sushi-arena/bot-deleg", result
     assert result["pids"] and result["killed"] and result["removed"], result
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from arena.cli import app
+from cli.main import app
 from engine import replay
 from tests.arena.conftest import BOTS
 

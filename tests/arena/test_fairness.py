@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.cgroups import detect
+from arena.cgroup_support import detect
 from arena.pool import ArenaOptions, BotPool, BotSpec
 from arena.slots import LocalSlots
 from engine import replay

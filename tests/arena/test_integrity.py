@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.cgroups import detect
+from arena.cgroup_support import detect
 from arena.game import GameResult
 from arena.pool import BotPool, BotSpec
 from arena.seccomp import SeccompUnavailable, filter_program

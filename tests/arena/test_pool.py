@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from arena.pool import BotLoadError, BotPool, resolve_bots
-from engine import replay
+from engine import Variant, replay
 from tests.arena.conftest import BOTS, spec
 
 
@@ -53,8 +53,9 @@ def test_hooks_are_called(pool: BotPool) -> None:
     assert result.record["faults"] == []  # hooks.py raises if new_game was not called first
 
 
-@pytest.mark.parametrize("variant", [["two-player-dummy"], ["pass-both-ways", "soy-sauce"]])
-def test_variants(pool: BotPool, variant: list[str]) -> None:
+@pytest.mark.parametrize("variant", [[Variant.TWO_PLAYER_DUMMY],
+                                     [Variant.PASS_BOTH_WAYS, Variant.SOY_SAUCE]])
+def test_variants(pool: BotPool, variant: list[Variant]) -> None:
     result = pool.play([spec("chopsticks"), spec("seeded")], seed=4, variant=variant)
     assert result.record["faults"] == []
     assert result.record["variant"] == variant
@@ -78,7 +79,7 @@ def test_resolve_bots_names_and_errors(tmp_path: Path) -> None:
 
 def test_the_dummy_controller_is_asked_twice(pool: BotPool) -> None:
     result = pool.play([spec("dummy_refuser"), spec("first")], seed=6,
-                       variant=["two-player-dummy"])
+                       variant=[Variant.TWO_PLAYER_DUMMY])
     faults = result.faults
     assert [f.kind for f in faults] == ["illegal"] * 3
     assert all(f.seat == 0 and "for the dummy" in f.detail for f in faults)

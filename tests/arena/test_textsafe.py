@@ -190,10 +190,10 @@ def test_bot_log_tail_is_capped_on_a_character_boundary() -> None:
 
 
 def test_arena_log_lines_are_escaped() -> None:
-    record = logging.LogRecord("arena.process", logging.DEBUG, __file__, 1,
+    record = logging.LogRecord("arena.hub", logging.DEBUG, __file__, 1,
                                "%s: late reply %r discarded", ("bot\u202e", "\x1b[2J"), None)
     line = SafeFormatter("%(name)s: %(message)s").format(record)
-    assert line == "arena.process: bot\\u202e: late reply '\\x1b[2J' discarded"
+    assert line == "arena.hub: bot\\u202e: late reply '\\x1b[2J' discarded"
     try:
         raise ValueError("\x1b]0;t\x07")
     except ValueError:
@@ -219,7 +219,7 @@ def pick(obs):
 def _arena(*args: str) -> subprocess.CompletedProcess[str]:
     exe = Path(sys.executable).parent / "arena"
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-c",
-                                          "from arena.cli import main; main()"]
+                                          "from cli.main import main; main()"]
     run = subprocess.run([*cmd, *args], capture_output=True, text=True, timeout=300,
                          encoding="utf-8", errors="surrogateescape",
                          env={**os.environ, "NO_COLOR": "1"})
@@ -292,7 +292,7 @@ def test_play_turn_printer_escapes_names_and_details(capsys: pytest.CaptureFixtu
     from types import SimpleNamespace
 
     from arena.faults import Fault, FaultKind
-    from arena.play import TurnPrinter
+    from cli.play import TurnPrinter
     from engine import Card
 
     state = SimpleNamespace(rules=SimpleNamespace(direction=lambda r: 1), scores=[0, 0],

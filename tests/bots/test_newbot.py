@@ -6,8 +6,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from arena.cli import app
-from arena.newbot import write_bot
+from cli.main import app
+from cli.newbot import write_bot
 from tests.bots.helpers import VARIANTS, load_bot, play_game
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli import app
+from cli.main import app
 
 BOTS = Path(__file__).parent / "bots"
 ARTIFACTS = Path(__file__).parent / "artifacts"
@@ -28,7 +28,7 @@ CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first
 def _arena() -> list[str]:
     exe = Path(sys.executable).parent / "arena"
     return [str(exe)] if exe.exists() else [sys.executable, "-c",
-                                           "from arena.cli import main; main()"]
+                                           "from cli.main import main; main()"]
 
 
 @pytest.fixture(scope="session")

@@ -9,9 +9,11 @@ from typing import Any
 
 from engine import new_game, to_record
 from tournaments.config import BotEntry, TournamentConfig
+from tournaments.games import GameOutcome
+from tournaments.schedule import ScheduledGame
 from tournaments.store import Store
 
-__all__ = ["play_record", "build_tournament"]
+__all__ = ["play_record", "build_tournament", "store_game"]
 
 
 def play_record(names: Sequence[str], seed: int, variant: Sequence[str] = (),
@@ -33,6 +35,11 @@ def play_record(names: Sequence[str], seed: int, variant: Sequence[str] = (),
     return to_record(state, faults=faults)
 
 
+def store_game(store: Store, game: ScheduledGame, record: dict[str, Any]) -> None:
+    """Store ``record`` as the scheduled ``game``, with made-up times (no timings)."""
+    store.add(game, GameOutcome(game.index, record, 0.01, (0.0,) * len(game.seats), ()))
+
+
 def build_tournament(directory: Path, names: Sequence[str], *, players: int = 3,
                      variant: Sequence[str] = (), faulty: str | None = None,
                      limit: int | None = None) -> TournamentConfig:
@@ -44,5 +51,5 @@ def build_tournament(directory: Path, names: Sequence[str], *, players: int = 3,
             seat_names = [names[b] for b in game.seats]
             seat = seat_names.index(faulty) if faulty in seat_names else None
             record = play_record(seat_names, game.seed, variant, seat)
-            store.add(game, record, seconds=0.01, pick_seconds=[0.0] * players)
+            store_game(store, game, record)
     return config

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli import app
-from engine import score_round
+from cli.main import app
+from engine import DUMMY_SEAT, RecordError, score_round
 from publish import PublishError, write_site
 from publish.data import choose_replays, load_tournament
 from publish.html import esc, json_script, slugs
@@ -36,14 +36,14 @@ def test_rating_history_ends_at_the_ranking(odd_tournament: Path) -> None:
     data = load_tournament(odd_tournament)
     for bot in data.bots:
         last = bot.history[-1]
-        assert len(bot.history) == bot.row["games"] + 1
-        assert last.mu == pytest.approx(bot.row["mu"], abs=1e-4)
-        assert last.sigma == pytest.approx(bot.row["sigma"], abs=1e-4)
+        assert len(bot.history) == bot.row.games + 1
+        assert last.mu == pytest.approx(bot.row.mu, abs=1e-4)
+        assert last.sigma == pytest.approx(bot.row.sigma, abs=1e-4)
         assert [p.game for p in bot.history[1:]] == bot.games
-        assert len(bot.scores) == bot.row["seats"]
+        assert len(bot.scores) == bot.row.seats
     faulty = data.bots[ODD.index("a&b \"q\"")]
     assert {f.kind for f in faulty.faults} == {"timeout"}
-    assert len(faulty.faults) == 3 * faulty.row["games"]
+    assert len(faulty.faults) == 3 * faulty.row.games
 
 
 def test_replays_are_limited_with_faulty_games_first(odd_tournament: Path) -> None:
@@ -69,7 +69,7 @@ def test_replay_frames_follow_the_record() -> None:
                 r, t = frame["round"], frame["turn"]
                 assert frame["picks"] == record["rounds"][r - 1]["picks"][t - 1]
                 for seat, hand in enumerate(frame["hands"]):
-                    if not (game["dummy"] and seat == 2):
+                    if not (game["dummy"] and seat == DUMMY_SEAT):
                         own = list(hand)
                         for card in frame["picks"][seat]:
                             own.remove(card)      # every pick came from the hand shown
@@ -157,6 +157,15 @@ def test_publish_command_errors(odd_tournament: Path, tmp_path: Path, args: list
     assert result.exit_code == 2
     assert message in result.output and "Traceback" not in result.output
     assert (full / "notes.txt").read_text() == "mine"
+
+
+def test_replay_data_needs_the_whole_record_to_check() -> None:
+    # The totals are checked after the last turn: no frames for a record that fails there.
+    for field in ("scores", "puddings"):
+        record = play_record(["a", "b", "c"], 1, [])
+        record[field][0] += 1
+        with pytest.raises(RecordError, match=field):
+            replay_data(record, number=1)
 
 
 def test_unreplayable_record_is_skipped(tmp_path: Path) -> None:

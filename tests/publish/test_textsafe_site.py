@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli import app
+from cli.main import app
 from publish import write_site
 from publish.html import esc, json_script
-from tests.publish.helpers import play_record
+from tests.publish.helpers import play_record, store_game
 from tournaments.config import BotEntry, TournamentConfig
 from tournaments.report import ranking_csv, ranking_markdown, ranking_table
 from tournaments.store import Store
@@ -55,7 +55,7 @@ def hostile_tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
             for fault in record["faults"]:
                 fault["detail"] = DETAILS[k % len(DETAILS)]
                 k += 1
-            store.add(game, record, seconds=0.01, pick_seconds=[0.0] * 3)
+            store_game(store, game, record)
     return directory
 
 
@@ -148,7 +148,7 @@ def test_ranking_tables_show_names_escaped(hostile_tournament: Path) -> None:
     ranking_rows = [line for line in markdown.split("## Head to head")[0].splitlines()
                     if line.startswith("| ")]
     assert len({len(re.findall(r"(?<!\\)\|", line)) for line in ranking_rows}) == 1
-    assert any(b["name"] == "rtl\u202eevil" for b in ranking["bots"])  # the data is exact
+    assert any(b.name == "rtl\u202eevil" for b in ranking.bots)  # the data is exact
 
 
 def test_rank_command_prints_no_controls(hostile_tournament: Path) -> None:

@@ -22,6 +22,7 @@ class FakeResult:
     record: dict[str, Any]
     seconds: float = 0.001
     pick_seconds: list[float] = field(default_factory=list)
+    timing: list[Any] = field(default_factory=list)
 
 
 class FakePool:
@@ -55,5 +56,5 @@ class FakePool:
 
 
 def fake_pool(options: Any, slots: Any = None) -> FakePool:
-    """Pool factory for :func:`tournaments.runner.run_games`."""
+    """Pool factory for :class:`tournaments.runner.LocalExecutor`."""
     return FakePool(options)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from tests.tournaments.fake_pool import FakePool
 from tournaments.config import BotEntry, TournamentConfig
+from tournaments.games import GameRequest, play_one
 from tournaments.store import Store
 
 __all__ = ["FakeSpec", "fake_config", "fill_store"]
@@ -33,5 +34,4 @@ def fill_store(store: Store, config: TournamentConfig, *, order_seed: int | None
     pool = FakePool()
     specs = [FakeSpec(n) for n in config.names]
     for game in games:
-        result = pool.play([specs[i] for i in game.seats], game.seed, config.variant)
-        store.add(game, result.record, seconds=result.seconds, pick_seconds=result.pick_seconds)
+        store.add(game, play_one(pool, specs, GameRequest.of(game), config.variant))

@@ -8,6 +8,7 @@ import pytest
 
 from engine import replay
 from tournaments.api import play_game, run_tournament
+from tournaments.ranking import ranking_json
 
 BOTS = Path(__file__).resolve().parent / "bots"
 
@@ -15,12 +16,16 @@ BOTS = Path(__file__).resolve().parent / "bots"
 def test_run_tournament_returns_the_ranking(tmp_path: Path) -> None:
     ranking = run_tournament([BOTS / "first.py", "random"], cycles=2, seed=3,
                              move_time=0.5, out=tmp_path / "t")
-    assert ranking["format"] == "sushi-go-ranking/1" and ranking["complete"]
-    assert ranking["tournament"]["players"] == [2] and ranking["games"] == 4
-    assert sorted(b["name"] for b in ranking["bots"]) == ["first", "random"]
-    assert (tmp_path / "t" / "ranking.json").is_file()
+    assert ranking.complete and ranking.to_json()["format"] == "sushi-go-ranking/1"
+    assert ranking.tournament.players == (2,) and ranking.games == 4
+    assert sorted(b.name for b in ranking.bots) == ["first", "random"]
+    assert all(b.time.requests > 0 for b in ranking.bots)
+    assert (tmp_path / "t" / "ranking.json").read_text() == ranking_json(ranking)
     again = run_tournament([BOTS / "first.py", "random"], cycles=2, seed=3, move_time=0.5)
-    assert [b["rating"] for b in again["bots"]] == [b["rating"] for b in ranking["bots"]]
+    assert again.to_json() == ranking.to_json()
+    # Scripts written for the dict the API used to return still read it by key.
+    assert ranking["bots"] == ranking.to_json(times=True)["bots"]
+    assert ranking["bots"][0]["name"] == ranking.bots[0].name
 
 
 def test_play_game_returns_a_replayable_record() -> None:

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli import app
 from arena.pool import ArenaOptions, SandboxUnavailable, check_sandbox
+from cli.main import app
 from engine import replay
 
 BOTS = Path(__file__).resolve().parent / "bots"
@@ -68,7 +68,7 @@ def test_workers_and_sigkill_resume_give_identical_rankings(tmp_path):
         texts.append((out / "ranking.json").read_bytes())
     # The same tournament killed with SIGKILL (whole process group) about half-way...
     out = tmp_path / "killed"
-    command = [sys.executable, "-c", "from arena.cli import main; main()", "tournament",
+    command = [sys.executable, "-c", "from cli.main import main; main()", "tournament",
                *KILL_BOTS, *KILL_OPTIONS, "--workers", "2", "--out", str(out)]
     proc = subprocess.Popen(command, cwd=tmp_path, start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -87,7 +87,7 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path: Path,
     cycles = 10
     local = run_local(tmp_path / "local", names, cycles)
     out = tmp_path / "ray"
-    command = [sys.executable, "-c", "from arena.cli import main; main()", "tournament",
+    command = [sys.executable, "-c", "from cli.main import main; main()", "tournament",
                *bots(*names), *OPTIONS, "--cycles", str(cycles), "--executor", "ray",
                "--address", cluster, "--out", str(out)]
     proc = subprocess.Popen(command, cwd=tmp_path, start_new_session=True,
@@ -117,7 +117,7 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path: Path,
 
 def test_without_ray_the_error_says_how_to_get_it(tmp_path: Path) -> None:
     code = ("import sys; sys.modules['ray'] = None\n"
-            "from arena.cli import main; main()")
+            "from cli.main import main; main()")
     result = subprocess.run([sys.executable, "-c", code, "tournament", *bots("first", "last"),
                              "--executor", "ray", "--out", str(tmp_path / "x")],
                             capture_output=True, text=True, timeout=120)

@@ -9,15 +9,10 @@ import sqlite3
 
 import pytest
 
+from engine import Variant
 from tests.tournaments.helpers import fake_config, fill_store
-from tournaments.report import (
-    build_ranking,
-    ranking_csv,
-    ranking_json,
-    ranking_markdown,
-    ranking_table,
-    write_rankings,
-)
+from tournaments.ranking import build_ranking, ranking_json
+from tournaments.report import ranking_csv, ranking_markdown, ranking_table, write_rankings
 from tournaments.store import DB_NAME, Store, StoreError
 from tournaments.tournament import rank_directory
 
@@ -46,7 +41,7 @@ def test_store_round_trip_and_resume(tmp_path):
     ({"cycles": 3}, "--cycles is 2 there, 3 here"),
     ({"players": (3,)}, "--players is 4 there, 3 here"),
     ({"move_time": 0.5}, "--move-time"),
-    ({"variant": ("soy-sauce",)}, "--variant"),
+    ({"variant": (Variant.SOY_SAUCE,)}, "--variant"),
     ({"names": ("alpha", "beta", "first")}, "bots is alpha, beta, first, gamma there"),
 ])
 def test_a_different_tournament_is_refused(tmp_path, change, message):
@@ -97,7 +92,7 @@ def test_ranking_follows_the_interface(tmp_path):
     config = fake_config(names=("alpha", "beta", "faulty", "first", "gamma"), cycles=2)
     with Store.open(tmp_path, config) as store:
         fill_store(store, config)
-        ranking = build_ranking(config, store.games())
+        ranking = build_ranking(config, store.games()).to_json()
     assert ranking["format"] == "sushi-go-ranking/1"
     assert ranking["games"] == len(config.build()) == ranking["planned_games"]
     assert ranking["complete"] is True
@@ -136,30 +131,31 @@ def test_partial_tournament_and_exports(tmp_path):
     with Store.open(tmp_path, config) as store:
         fill_store(store, config, limit=7)
     ranking = rank_directory(tmp_path)
-    assert ranking["games"] == 7 and ranking["complete"] is False
+    assert ranking.games == 7 and ranking.complete is False
     paths = write_rankings(tmp_path, ranking)
     assert [p.name for p in paths] == ["ranking.json", "ranking.md", "ranking.csv"]
     written = json.loads((tmp_path / "ranking.json").read_text())
     # Times per request vary from run to run: tables show them, ranking.json does not.
-    assert all("time" in bot for bot in ranking["bots"])
-    assert written == {**ranking, "bots": [{k: v for k, v in b.items() if k != "time"}
-                                           for b in ranking["bots"]]}
+    timed = ranking.to_json(times=True)
+    assert all("time" in bot for bot in timed["bots"])
+    assert written == ranking.to_json() == {
+        **timed, "bots": [{k: v for k, v in b.items() if k != "time"} for b in timed["bots"]]}
     md = ranking_markdown(ranking)
     assert "| bot" in md and "## Head to head" in md and "incomplete" in md
     rows = list(csv.DictReader(io.StringIO(ranking_csv(ranking))))
-    assert [r["name"] for r in rows] == [b["name"] for b in ranking["bots"]]
+    assert [r["name"] for r in rows] == [b.name for b in ranking.bots]
     assert "faults_timeout" in rows[0]
     table = ranking_table(ranking)
-    assert all(b["name"] in table for b in ranking["bots"])
+    assert all(b.name in table for b in ranking.bots)
 
 
 def test_fewer_bots_than_seats_and_empty(tmp_path):
     config = fake_config(names=("alpha", "first"), cycles=2)
     with Store.open(tmp_path, config) as store:
         empty = build_ranking(config, store.games())
-        assert empty["games"] == 0 and all(b["games"] == 0 for b in empty["bots"])
+        assert empty.games == 0 and all(b.games == 0 for b in empty.bots)
         fill_store(store, config)
-        ranking = build_ranking(config, store.games())
+        ranking = build_ranking(config, store.games()).to_json()
     assert ranking["games"] == 8
     assert all(b["games"] == 8 and b["seats"] == 16 for b in ranking["bots"])
     assert sum(b["wins"] for b in ranking["bots"]) == pytest.approx(8)

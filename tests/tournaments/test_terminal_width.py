@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.tournaments.helpers import fake_config, fill_store
-from tournaments.report import build_ranking, ranking_table
+from tournaments.ranking import build_ranking
+from tournaments.report import ranking_table
 from tournaments.store import Store
 
 
@@ -18,5 +19,5 @@ def test_ranking_table_fits_80_columns_with_long_names(tmp_path: Path) -> None:
     table = ranking_table(ranking)
     assert max(len(line) for line in table.splitlines()) <= 80, table
     assert "a_bot_with_a_ve…" in table and "medium_length_b…" in table
-    for bot in ranking["bots"]:
-        assert f"{bot['rating']:.2f}" in table
+    for bot in ranking.bots:
+        assert f"{bot.rating:.2f}" in table

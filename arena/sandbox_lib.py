@@ -1,0 +1,68 @@
+"""The arena's code inside a sandbox: what is copied there and the command that starts it.
+
+Two files of the arena run inside a sandbox, never on the host: :mod:`arena.runner` (the bot's
+own process) and :mod:`arena.zygote_main` (the zygote, which forks runners). A bwrap sandbox
+sees them, with a copy of the ``engine`` package, in a prepared library folder bound read-only
+at :data:`LIB_IN_BOX`, byte-compiled so that a process starts fast; they import each other by
+their names there (:data:`IN_BOX`), never through ``arena``. Without a sandbox (``none``), the
+runner is run as a script from the checkout.
+"""
+
+from __future__ import annotations
+
+import compileall
+import shutil
+import tempfile
+from pathlib import Path
+
+import engine
+
+__all__ = ["ENGINE_DIR", "IN_BOX", "LIB_IN_BOX", "RUNNER", "prepare_lib", "script_command",
+           "start_command"]
+
+ENGINE_DIR = Path(engine.__file__).resolve().parent
+RUNNER = Path(__file__).resolve().with_name("runner.py")
+#: The arena's files that run in a sandbox, by their module names in its library.
+IN_BOX = {"sushi_runner": RUNNER,
+          "sushi_zygote": Path(__file__).resolve().with_name("zygote_main.py")}
+#: Where the library appears inside the sandbox.
+LIB_IN_BOX = "/arena/lib"
+#: How the interpreter in a sandbox starts the runner (or the zygote): the library's
+#: byte-compiled module, with its configuration in argv[1] and the library in argv[2].
+_FLAGS = ("-s", "-S", "-B", "-P")
+_START = "import sys; sys.path.insert(0, sys.argv[2]); import {0}; {0}.main()"
+
+
+def prepare_lib() -> Path:
+    """A world-readable folder with a copy of ``engine`` and of :data:`IN_BOX`, byte-compiled.
+
+    Bound read-only at ``/arena/lib`` in every sandbox, so a bot process imports them from
+    ready bytecode and starts fast; the copy also pins the code for the whole run.
+    """
+    lib = Path(tempfile.mkdtemp(prefix="sushi-arena-lib-"))
+    (lib / "engine").mkdir()
+    for source in ENGINE_DIR.glob("*.py"):
+        shutil.copy2(source, lib / "engine" / source.name)
+    for name, path in IN_BOX.items():
+        shutil.copy2(path, lib / f"{name}.py")
+    compileall.compile_dir(str(lib), ddir=LIB_IN_BOX, quiet=2)
+    for path in [lib, *lib.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return lib
+
+
+def start_command(executable: str, module: str, config: dict[str, object]) -> list[str]:
+    """The command that starts ``module`` of :data:`IN_BOX` from the library in a sandbox."""
+    if module not in IN_BOX:
+        raise ValueError(f"not a module of the sandbox's library: {module!r}")
+    return [executable, *_FLAGS, "-c", _START.format(module), _config(config), LIB_IN_BOX]
+
+
+def script_command(executable: str, config: dict[str, object]) -> list[str]:
+    """The command that runs the runner from the checkout (no sandbox)."""
+    return [executable, *_FLAGS, str(RUNNER), _config(config)]
+
+
+def _config(config: dict[str, object]) -> str:
+    """The configuration as a Python literal (the runner reads it without importing json)."""
+    return repr(config)

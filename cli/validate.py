@@ -1,0 +1,48 @@
+"""``arena validate``: load one bot in the sandbox, play short games, explain every problem."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from arena.logs import setup_logging
+from arena.pool import SandboxUnavailable
+from arena.sandbox import SandboxMode
+from arena.textsafe import safe_text
+from arena.validate import validation_report
+from cli.common import (
+    MemoryOption,
+    MoveTimeOption,
+    SandboxOption,
+    arena_options,
+    fail,
+    load_bots,
+)
+
+__all__ = ["validate_command"]
+
+
+def validate_command(
+    bot: Annotated[str, typer.Argument(help="The bot file (or built-in bot name) to check.",
+                                       show_default=False, metavar="BOT")],
+    move_time: MoveTimeOption = 1.0,
+    sandbox: SandboxOption = SandboxMode.AUTO,
+    memory_mb: MemoryOption = 1024,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log details.")] = False,
+) -> None:
+    """Load a bot in the sandbox, play short games with it and say plainly what is wrong."""
+    setup_logging(None, verbose)
+    options = arena_options(move_time=move_time, sandbox=sandbox, memory_mb=memory_mb)
+    specs = load_bots([bot])
+    if len(specs) != 1:
+        fail(f"validate takes one bot file, and {safe_text(bot)} holds {len(specs)}")
+    try:
+        found = validation_report(specs[0], options)
+    except SandboxUnavailable as err:
+        fail(safe_text(str(err)))
+    except KeyboardInterrupt:
+        fail("interrupted", 130)
+    typer.echo(found.report)
+    if not found.ok:
+        raise typer.Exit(1)

@@ -1,0 +1,93 @@
+"""The architecture holds: each package imports only the packages below it, no two modules
+import each other (directly or in a ring), and no module grows past the size one can read."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Bottom to top: a package may import those before it, never those after it.
+LAYERS = ("engine", "bots", "arena", "tournaments", "publish", "cli")
+#: Lines a module may have ("no module over ~400 lines").
+MAX_LINES = 420
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for package in LAYERS:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            found[name] = path
+    return found
+
+
+def imports(path: Path, name: str, known: set[str]) -> set[str]:
+    """The project modules ``path`` imports, at any depth of its code (functions too)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        targets: list[str] = []
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*up, base] if base else up)
+            targets = [f"{base}.{a.name}" for a in node.names] + [base]
+        for target in targets:
+            while target and target not in known:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                out.add(target)
+    return out
+
+
+def graph() -> dict[str, set[str]]:
+    found = modules()
+    known = set(found)
+    return {name: imports(path, name, known) for name, path in found.items()}
+
+
+def test_no_package_imports_a_package_above_it() -> None:
+    rank = {package: i for i, package in enumerate(LAYERS)}
+    upward = [f"{a} imports {b}" for a, targets in graph().items() for b in targets
+              if rank[b.split(".")[0]] > rank[a.split(".")[0]]]
+    assert upward == []
+
+
+def test_no_import_cycles_between_modules() -> None:
+    edges = graph()
+    # A package's __init__ re-exporting its own modules is not a cycle of the design.
+    edges = {a: {b for b in bs if not a == b.rpartition(".")[0] == a} for a, bs in edges.items()}
+    state: dict[str, int] = {}
+    cycles: list[list[str]] = []
+
+    def visit(node: str, stack: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(edges[node]):
+            if state.get(nxt) == 1:
+                cycles.append(stack[stack.index(nxt):] + [nxt] if nxt in stack else [node, nxt])
+            elif nxt not in state:
+                visit(nxt, [*stack, nxt])
+        state[node] = 2
+
+    for node in sorted(edges):
+        if node not in state:
+            visit(node, [node])
+    assert cycles == []
+
+
+def test_the_checker_sees_imports_inside_functions(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text("def f():\n    from tournaments.store import Store\n    import cli.main\n")
+    assert imports(module, "arena.m", {"tournaments.store", "cli.main", "cli"}) == {
+        "tournaments.store", "cli.main"}
+
+
+def test_no_module_is_too_long() -> None:
+    long = {name: n for name, path in modules().items()
+            if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert long == {}

@@ -1,0 +1,95 @@
+"""One run's settings: what the command line (or the Python API) asks for, checked once.
+
+:class:`RunSettings` is the single object between the command line and the run. It yields the
+stored identity of the tournament (:meth:`RunSettings.config`, with the bots' file hashes) and
+the arena's options (:meth:`RunSettings.arena_options`, with the secret derived from the seed),
+so the seed, the bots' paths and the move time travel typed from the user to the bot process.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.pool import ArenaOptions, BotSpec, tournament_secret
+from arena.sandbox import SandboxMode
+from engine import Variant
+from tournaments.config import BotEntry, TournamentConfig, file_sha256
+from tournaments.schedule import ScheduleKind, default_cycles
+
+__all__ = ["DEFAULT_PLAYERS", "MIN_MEMORY_MB", "RunSettings", "SettingsError", "random_seed"]
+
+#: Seats per table when none are asked for (fewer when fewer bots enter).
+DEFAULT_PLAYERS = 4
+#: The smallest memory limit a bot may be given (MiB).
+MIN_MEMORY_MB = 64
+
+
+class SettingsError(ValueError):
+    """The settings cannot make a tournament; the one-line message names the bad value."""
+
+
+def random_seed() -> int:
+    """A fresh tournament seed: 52 random bits (exact in a JSON number and a float)."""
+    return secrets.randbits(52)
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """A tournament to run: its bots, schedule, rules and how bots are run."""
+
+    bots: tuple[BotSpec, ...]
+    players: tuple[int, ...]
+    cycles: int
+    seed: int
+    schedule: ScheduleKind = ScheduleKind.ROUND_ROBIN
+    games: int | None = None
+    variant: tuple[Variant, ...] = ()
+    move_time: float = 1.0
+    sandbox: SandboxMode = SandboxMode.AUTO
+    memory_mb: int = 1024
+    log_dir: Path | None = None
+
+    @classmethod
+    def create(cls, bots: Sequence[BotSpec], *, players: Sequence[int] = (),
+               cycles: int | None = None, seed: int | None = None,
+               schedule: ScheduleKind = ScheduleKind.ROUND_ROBIN, games: int | None = None,
+               variant: Sequence[Variant] = (), move_time: float = 1.0,
+               sandbox: SandboxMode = SandboxMode.AUTO, memory_mb: int = 1024,
+               log_dir: Path | None = None) -> RunSettings:
+        """Settings with the defaults filled in and checked; :class:`SettingsError` if bad.
+
+        Defaults: tables of min(4, bots) seats (2 with the dummy variant), enough cycles for
+        every bot to play about 100 games (one with ``--schedule random``), a random seed.
+        """
+        if len(bots) < 2:
+            raise SettingsError(f"a tournament needs at least 2 bots, got {len(bots)}")
+        if memory_mb < MIN_MEMORY_MB:
+            raise SettingsError(f"--memory-mb must be at least {MIN_MEMORY_MB}, not {memory_mb}")
+        dummy = Variant.TWO_PLAYER_DUMMY in variant
+        sizes = tuple(sorted(set(players or [2 if dummy else min(DEFAULT_PLAYERS, len(bots))])))
+        if dummy and sizes != (2,):
+            raise SettingsError("--variant two-player-dummy needs --players 2")
+        if cycles is None:
+            cycles = (1 if schedule is ScheduleKind.RANDOM
+                      else default_cycles(len(bots), list(sizes)))
+        return cls(bots=tuple(bots), players=sizes, cycles=cycles,
+                   seed=random_seed() if seed is None else seed, schedule=schedule,
+                   games=games, variant=tuple(variant), move_time=move_time,
+                   sandbox=sandbox, memory_mb=memory_mb, log_dir=log_dir)
+
+    def config(self) -> TournamentConfig:
+        """The tournament's stored identity (reads each bot file for its hash)."""
+        entries = tuple(BotEntry(b.name, file_sha256(b.path)) for b in self.bots)
+        return TournamentConfig(bots=entries, players=self.players, cycles=self.cycles,
+                                seed=self.seed, schedule=self.schedule, games=self.games,
+                                variant=self.variant, move_time=self.move_time)
+
+    def arena_options(self, log_dir: Path | None = None) -> ArenaOptions:
+        """How the arena runs the bots; ``log_dir`` overrides :attr:`log_dir` when given."""
+        return ArenaOptions(move_time=self.move_time, sandbox=self.sandbox,
+                            memory_mb=self.memory_mb,
+                            log_dir=log_dir if log_dir is not None else self.log_dir,
+                            secret=tournament_secret(self.seed))
