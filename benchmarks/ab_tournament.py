@@ -53,7 +53,9 @@ def main() -> None:
     mcts = work / "mcts"
     mcts.mkdir()
     for name in ("m1", "m2", "m3", "m4"):
-        shutil.copy(ROOT / "bots" / "mcts.py", mcts / f"{name}.py")
+        # The older checkout's mcts: it runs on both (a newer one may import engine modules
+        # the older engine lacks, and would only measure start faults there).
+        shutil.copy(args.before / "bots" / "mcts.py", mcts / f"{name}.py")
     cases = {"trivial (104 games)": ([str(trivial)], []),
              f"mcts ({4 * args.mcts_cycles} games)": ([str(mcts)],
                                                       ["--cycles", str(args.mcts_cycles)])}

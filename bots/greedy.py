@@ -4,12 +4,12 @@ For every kind of card in the hand, greedy adds it to its own cards of this roun
 the result as if the round ended now (tempura pairs, sashimi triples, dumplings, nigiri on
 wasabi, the maki majority against the other tables, soy sauce), keeping the card that gains the
 most. Ties (a first tempura, wasabi, pudding...) go by a fixed order of preference. It never
-uses chopsticks and never looks ahead: a yardstick just above random.
+uses chopsticks and never looks ahead: a yardstick just above random. The scoring tables and
+the maki standings come from ``engine.strategy``.
 """
 
-DUMPLING_POINTS = (0, 1, 3, 6, 10, 15)
-NIGIRI = {"egg_nigiri": 1, "salmon_nigiri": 2, "squid_nigiri": 3}
-MAKI = {"maki1": 1, "maki2": 2, "maki3": 3}
+from engine.strategy import DUMPLING_POINTS, MAKI, NIGIRI, maki_points
+
 #: Tie-break: earlier is better.
 PREFERENCE = ["squid_nigiri", "salmon_nigiri", "sashimi", "tempura", "dumpling", "maki3",
               "maki2", "wasabi", "pudding", "maki1", "egg_nigiri", "soy_sauce", "chopsticks"]
@@ -29,24 +29,13 @@ def points(cards):
     return total
 
 
-def maki_points(mine, others):
-    """Maki points for ``mine`` icons against the other tables' icons, as if the round ended."""
-    if mine <= 0:
-        return 0
-    better = sum(1 for o in others if o > mine)
-    tied = sum(1 for o in others if o == mine)
-    if better == 0:
-        return 6 // (tied + 1)
-    if better == 1:
-        return 3 // (tied + 1)  # second place behind a single leader
-    return 0
-
-
 def icons(cards):
+    """Maki icons among ``cards``."""
     return sum(MAKI.get(card, 0) for card in cards)
 
 
 def value(card, mine, others):
+    """Points ``card`` adds to my cards ``mine`` now, maki against ``others``' icons included."""
     after = mine + [card]
     gain = points(after) - points(mine)
     gain += maki_points(icons(after), others) - maki_points(icons(mine), others)

@@ -15,7 +15,7 @@ in round 3 they play to the end of the game. An iteration's reward is this seat'
 the mean of its opponents'.
 
 Each candidate's mean reward is biased by a prior: the value the ``heuristic`` bot gives that
-pick (card-flow odds, maki and pudding races, denial; copied below, since a bot is one file).
+pick (card-flow odds, maki and pudding races, denial: ``engine.strategy.View``, shared with it).
 The search corrects the heuristic where the sampled games disagree with it; the prior keeps a
 small budget from chasing noise. The pick with the best mean reward plus prior is played.
 
@@ -36,9 +36,10 @@ short, for process and pipe latency), checking the clock every few iterations.
 import math
 import random
 import time
-from collections import Counter
 
 from engine import determinize
+from engine.scoring import score_puddings
+from engine.strategy import View
 
 #: Iterations per pick (deterministic); ``None`` searches by time.
 ITERATIONS = 300
@@ -76,6 +77,10 @@ INDEX = {name: i for i, name in enumerate(NAMES)}
  CHOPSTICKS, SOY) = range(13)
 NIGIRI_VALUE = (0, 0, 0, 0, 0, 0, 2, 3, 1, 0, 0, 0, 0)
 DUMPLING_STEP = (1, 2, 3, 4, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+#: Rollout worth of the race cards, flat: the farsighted policy's maki and pudding, and the
+#: points a myopic opponent sees in maki icons.
+FLAT_WORTH = {MAKI1: 0.8, MAKI2: 1.6, MAKI3: 2.4, PUDDING: 2.0}
+MYOPIC_MAKI = {MAKI1: 1.0, MAKI2: 2.0, MAKI3: 3.0}
 
 _last_own_pick = None  # (round, turn, pick as card numbers): for the dummy question after it
 
@@ -101,222 +106,13 @@ def worth(c, counts, open_wasabi, left):
         if open_wasabi:
             return 0.5 if left >= 2 else 0.0
         return 3.0 if left >= 3 else (1.5 if left >= 1 else 0.0)
-    if c == MAKI3:
-        return 2.4
-    if c == MAKI2:
-        return 1.6
-    if c == MAKI1:
-        return 0.8
-    if c == PUDDING:
-        return 2.0
+    if c in FLAT_WORTH:
+        return FLAT_WORTH[c]
     if c == CHOPSTICKS:
         return 1.2 if left >= 4 else 0.0
     if c == SOY:
         return 0.0 if counts[SOY] else (2.0 if left >= 2 else 1.0)
     return 0.0
-
-
-
-# ---------------------------------------------------------------- prior: the heuristic's values
-# A copy of bots/heuristic.py's card values (a bot is one file), used as a bias on the
-# search's estimates so that few iterations are enough.
-
-DECK = {"tempura": 14, "sashimi": 14, "dumpling": 14, "maki1": 6, "maki2": 12, "maki3": 8,
-        "salmon_nigiri": 10, "squid_nigiri": 5, "egg_nigiri": 5, "pudding": 10, "wasabi": 6,
-        "chopsticks": 4}
-HAND_SIZE = {2: 10, 3: 9, 4: 8, 5: 7}
-DUMPLING_POINTS = (0, 1, 3, 6, 10, 15)
-NIGIRI = {"egg_nigiri": 1, "salmon_nigiri": 2, "squid_nigiri": 3}
-MAKI = {"maki1": 1, "maki2": 2, "maki3": 3}
-COLOUR = {"maki1": "maki", "maki2": "maki", "maki3": "maki", "egg_nigiri": "nigiri",
-          "salmon_nigiri": "nigiri", "squid_nigiri": "nigiri"}
-
-#: The heuristic's weights (as in bots/heuristic.py).
-TEMPURA_START = 0.55     # share of a pair's 5 points for a first tempura, times the odds
-SASHIMI_SECOND = 0.6     # share of a triple's 10 points for a second sashimi, times the odds
-SASHIMI_FIRST = 0.4      # ... for a first sashimi, times the odds of two more
-WASABI_BONUS = 4.5       # extra points a wasabi is expected to add to one nigiri
-MAKI_PER_ICON = {2: 0.5, 3: 0.75, 4: 0.8, 5: 0.85}
-PUDDING_BASE = {2: 1.3, 3: 2.2, 4: 2.4, 5: 2.4}
-CHOPSTICKS_KEEP = 2.5    # what keeping chopsticks for later is worth (threshold to use them)
-DENIAL = {2: 0.45, 3: 0.25, 4: 0.2, 5: 0.15}
-VIEWS = 0.6              # contention: share of the future card views that are real chances
-
-
-class Table:
-    """One seat's cards of this round, as counts plus open wasabi and maki icons."""
-
-    def __init__(self, cards):
-        self.counts = Counter()
-        self.open_wasabi = 0
-        self.icons = 0
-        for card in cards:
-            self.add(card)
-
-    def add(self, card):
-        self.counts[card] += 1
-        if card == "wasabi":
-            self.open_wasabi += 1
-        elif card in NIGIRI and self.open_wasabi:
-            self.open_wasabi -= 1
-        self.icons += MAKI.get(card, 0)
-
-    def plus(self, card):
-        table = Table(())
-        table.counts = Counter(self.counts)
-        table.open_wasabi, table.icons = self.open_wasabi, self.icons
-        table.add(card)
-        return table
-
-    def colours(self):
-        return len({COLOUR.get(card, card) for card, n in self.counts.items() if n})
-
-
-def maki_points(mine, others):
-    """Maki points for ``mine`` icons against ``others``, as if the round ended now."""
-    if mine <= 0:
-        return 0
-    better = sum(1 for o in others if o > mine)
-    tied = sum(1 for o in others if o == mine)
-    if better == 0:
-        return 6 // (tied + 1)
-    if better == 1:
-        return 3 // (tied + 1)
-    return 0
-
-
-def pudding_share(counts, seat):
-    """``seat``'s end-of-game pudding points if the game ended with ``counts``."""
-    most, fewest = max(counts), min(counts)
-    if most == fewest:
-        return 0
-    points = 0
-    if counts[seat] == most:
-        points += 6 // counts.count(most)
-    if len(counts) > 2 and counts[seat] == fewest:
-        points -= 6 // counts.count(fewest)
-    return points
-
-
-class View:
-    """What one pick needs to know: odds of more cards of a kind, standings, timing."""
-
-    def __init__(self, obs):
-        self.obs = obs
-        self.seats = len(obs.tableaux)
-        self.dummy = "two-player-dummy" in obs.variant
-        self.players = self.seats - 1 if self.dummy else self.seats
-        self.hand = [str(c) for c in obs.hand]
-        self.left = max(len(self.hand) - 1, 0)  # picks left this round after this one
-        self.hand_size = 9 if self.dummy else HAND_SIZE.get(self.players, 8)
-        self.tables = [Table(str(c) for c in t) for t in obs.tableaux]
-        self.puddings = list(obs.puddings)
-        direction = -1 if self.dummy else obs.pass_direction
-        self.next_seat = (1 - obs.seat) if self.dummy else (obs.seat + direction) % self.seats
-        self.rates = self._rates()
-
-    def _rates(self):
-        """Expected number of further chances at each kind of card this round."""
-        obs = self.obs
-        unseen = Counter(DECK)
-        if "soy-sauce" in obs.variant:
-            unseen["soy_sauce"] = 3
-        seen = [str(c) for c in obs.discards] + self.hand
-        for t in obs.tableaux:
-            seen.extend(str(c) for c in t)
-        known = Counter()
-        unknown_cards = 0
-        sizes = list(obs.hand_sizes) or [len(self.hand)] * self.seats
-        for seat in range(self.seats):
-            if seat == obs.seat or (self.dummy and seat == 2):
-                continue
-            hand = obs.known_hands[seat] if seat < len(obs.known_hands) else None
-            cards = [str(c) for c in hand] if hand is not None else []
-            known.update(cards)
-            seen.extend(cards)
-            unknown_cards += max(sizes[seat] - len(cards), 0)
-        unseen.subtract(seen)
-        total_unseen = sum(max(n, 0) for n in unseen.values()) or 1
-        circulating = Counter(known)
-        for card, n in unseen.items():
-            if n > 0:
-                circulating[card] += unknown_cards * n / total_unseen
-        if self.left >= self.players:  # my own hand comes round again
-            circulating.update(self.hand)
-        total = sum(circulating.values()) or 1
-        views = max(self.left * (self.left + 1) / 2 * VIEWS, self.left)
-        return {card: n / total * views for card, n in circulating.items()}
-
-    def more(self, card, need=1):
-        """Odds of getting at least ``need`` more ``card`` this round (Poisson)."""
-        lam = self.rates.get(card, 0.0)
-        if need > self.left:
-            return 0.0
-        if need == 1:
-            return 1 - math.exp(-lam)
-        return 1 - math.exp(-lam) * (1 + lam)
-
-    def value(self, card, seat, table=None):
-        """Expected points ``card`` adds to ``seat``'s table (``table`` overrides its cards)."""
-        table = table or self.tables[seat]
-        n = table.counts[card]
-        left = self.left
-        if card == "tempura":
-            return 5.0 if n % 2 else 5 * TEMPURA_START * self.more("tempura")
-        if card == "sashimi":
-            if n % 3 == 2:
-                return 10.0
-            if n % 3 == 1:
-                return 10 * SASHIMI_SECOND * self.more("sashimi")
-            return 10 * SASHIMI_FIRST * self.more("sashimi", 2)
-        if card == "dumpling":
-            now = DUMPLING_POINTS[min(n + 1, 5)] - DUMPLING_POINTS[min(n, 5)]
-            return now + (0.6 * self.more("dumpling") if n < 4 else 0.0)
-        if card in NIGIRI:
-            return NIGIRI[card] * (3 if table.open_wasabi else 1)
-        if card == "wasabi":
-            if left == 0:
-                return 0.0
-            lam = (self.rates.get("salmon_nigiri", 0) + self.rates.get("squid_nigiri", 0)
-                   + 0.4 * self.rates.get("egg_nigiri", 0))
-            odds = 1 - math.exp(-lam)
-            return WASABI_BONUS * odds * (0.5 if table.open_wasabi else 1.0)
-        if card in MAKI:
-            icons = MAKI[card]
-            others = [self.tables[s].icons for s in range(self.seats) if s != seat]
-            exact = maki_points(table.icons + icons, others) - maki_points(table.icons, others)
-            late = 1 - left / self.hand_size
-            return (1 - late) * icons * MAKI_PER_ICON.get(self.players, 0.8) + late * exact
-        if card == "pudding":
-            counts = [p for p in self.puddings]
-            before = pudding_share(counts, seat)
-            counts[seat] += 1
-            exact = pudding_share(counts, seat) - before
-            weight = {1: 0.15, 2: 0.4, 3: 0.7 + 0.3 * (1 - left / self.hand_size)}
-            w = weight.get(self.obs.round, 0.5)
-            return (1 - w) * PUDDING_BASE.get(self.players, 2.0) + w * exact
-        if card == "chopsticks":
-            if left < 3:
-                return 0.0
-            return (0.8 + 0.12 * left) * (0.4 if table.counts["chopsticks"] else 1.0)
-        if card == "soy_sauce":
-            if n:
-                return 0.0
-            if left >= 3:
-                return 2.5
-            mine = table.plus("soy_sauce").colours()
-            best = max((self.tables[s].colours() for s in range(self.seats) if s != seat),
-                       default=0)
-            return 4.0 if mine >= best else 0.5
-        return 0.0
-
-    def worth(self, card, table=None):
-        """Value to me plus part of the value denied to the player receiving this hand."""
-        seat = self.obs.seat
-        mine = self.value(card, seat, table)
-        if self.left == 0:
-            return mine
-        return mine + DENIAL.get(self.players, 0.2) * self.value(card, self.next_seat)
 
 
 # ---------------------------------------------------------------- search
@@ -331,13 +127,7 @@ def myopic(c, counts, open_wasabi, left):
         return DUMPLING_STEP[counts[DUMPLING]]
     if c in (SALMON, SQUID, EGG):
         return NIGIRI_VALUE[c] * (3 if open_wasabi else 1)
-    if c == MAKI3:
-        return 3.0
-    if c == MAKI2:
-        return 2.0
-    if c == MAKI1:
-        return 1.0
-    return 0.0
+    return MYOPIC_MAKI.get(c, 0.0)
 
 
 def uniform(c, counts, open_wasabi, left):
@@ -404,26 +194,10 @@ def play_turn(g, picks, rand, me, models):
     g.step(picks, dummy_card)
 
 
-def pudding_points(counts):
-    """End-of-game pudding points by seat (no penalty with two seats)."""
-    most, fewest = max(counts), min(counts)
-    points = [0] * len(counts)
-    if most == fewest:
-        return points
-    top = [i for i, p in enumerate(counts) if p == most]
-    for i in top:
-        points[i] += 6 // len(top)
-    if len(counts) > 2:
-        bottom = [i for i, p in enumerate(counts) if p == fewest]
-        for i in bottom:
-            points[i] -= 6 // len(bottom)
-    return points
-
-
 def reward(g, me, start_scores, start_round):
     """My points since the root minus my opponents' mean, puddings counted by round."""
     w = 1.0 if g.over else PUDDING_WEIGHT[start_round]
-    puds = pudding_points(g.puddings)
+    puds = score_puddings(g.puddings)
     values = [g.scores[s] - start_scores[s] + w * puds[s] for s in range(g.players)]
     mine = values[me]
     return mine - (sum(values) - mine) / (g.players - 1)
@@ -458,7 +232,7 @@ def prior_values(obs, actions):
         first = NAMES[action[0]]
         value = view.worth(first)
         if len(action) == 2:
-            value += view.worth(NAMES[action[1]], mine.plus(first)) - CHOPSTICKS_KEEP
+            value += view.worth(NAMES[action[1]], mine.plus(first)) - view.chopsticks_keep
         values.append(value)
     return values
 
