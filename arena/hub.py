@@ -27,7 +27,7 @@ __all__ = ["Hub"]
 
 log = logging.getLogger(__name__)
 
-MAX_STALE = 16        # stale replies tolerated between two requests
+MAX_STALE = 16        # stale replies tolerated from one process (it serves one game)
 EXIT_WAIT = 0.5       # seconds to learn how a process that closed its channel ends
 SLOT_POLL = 0.002     # seconds between looks for a core slot another worker freed
 _CHANNEL, _LOG, _EXIT, _OUT, _ZYGOTE, _ZYGOTE_LOG = range(6)

@@ -280,7 +280,6 @@ class BotProcess:
     def send(self, job: Job, now: float) -> None:
         """Write ``job``'s request (what the pipe will not take now is flushed later)."""
         self.job = job
-        self.stale = 0
         job.sent = now
         job.deadline = now + job.timeout
         if self.death is not None:
