@@ -30,6 +30,7 @@ from cli.common import (
     move_time_value,
     variants,
 )
+from tournaments.config import TournamentConfig
 from tournaments.games import Executor, RunError
 from tournaments.progress import format_duration, make_progress
 from tournaments.ray_executor import RayExecutor, RayUnavailable, require_ray
@@ -201,14 +202,13 @@ def tournament_command(
         runner = LocalExecutor(options, workers, cores, out / LOG_NAME)
         note = (f"concurrency: {workers} worker(s), at most {cores} bot(s) thinking at once, "
                 "each on a core of its own (--workers, --cores)")
-    _run(settings, runner, out=out, workers=workers, log_dir=options.log_dir, note=note,
+    _run(settings, config, runner, out=out, workers=workers, log_dir=options.log_dir, note=note,
          records=records, dry_run=dry_run, yes=yes, quiet=quiet, verbose=verbose)
 
 
-def _run(settings: RunSettings, executor: Executor, *, out: Path, workers: int,
-         log_dir: Path | None, note: str | None, records: bool, dry_run: bool, yes: bool,
-         quiet: bool, verbose: bool) -> None:
-    config = settings.config()
+def _run(settings: RunSettings, config: TournamentConfig, executor: Executor, *, out: Path,
+         workers: int, log_dir: Path | None, note: str | None, records: bool, dry_run: bool,
+         yes: bool, quiet: bool, verbose: bool) -> None:
     store: Store | None = None
     try:
         if not dry_run or (out / DB_NAME).exists():
