@@ -27,7 +27,7 @@ __all__ = ["Hub"]
 
 log = logging.getLogger(__name__)
 
-MAX_STALE = 16        # stale replies tolerated from one process (it serves one game)
+MAX_STALE = 16        # stale replies tolerated from one process beyond one per request
 EXIT_WAIT = 0.5       # seconds to learn how a process that closed its channel ends
 SLOT_POLL = 0.002     # seconds between looks for a core slot another worker freed
 _CHANNEL, _LOG, _EXIT, _OUT, _ZYGOTE, _ZYGOTE_LOG = range(6)
@@ -303,7 +303,9 @@ class Hub:
                     raise ProtocolError(f"a reply to an unknown request (id {ident})")
                 else:
                     proc.stale += 1
-                    if proc.stale > MAX_STALE:
+                    # Counted over the process's game (next_id - 1 requests so far), so a
+                    # flood is caught however its lines interleave with the bot's replies.
+                    if proc.stale > proc.next_id - 1 + MAX_STALE:
                         raise ProtocolError("floods the channel with stale replies")
                     log.debug("%s: late reply %s discarded", proc.name, ident)
         except ProtocolError as err:
