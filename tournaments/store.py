@@ -11,7 +11,7 @@ import fcntl
 import json
 import sqlite3
 import zlib
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,7 +21,8 @@ from tournaments.config import TournamentConfig, identity_mismatch
 from tournaments.games import GameOutcome
 from tournaments.schedule import ScheduledGame
 
-__all__ = ["DB_NAME", "FORMAT", "Store", "StoreError", "StoredGame"]
+__all__ = ["DB_NAME", "FORMAT", "GAMES_TABLE", "Store", "StoreError", "StoredGame", "insert_game",
+           "read_games", "read_records", "writer_lock"]
 
 DB_NAME = "tournament.db"
 LOCK_NAME = "tournament.lock"
@@ -31,8 +32,8 @@ OWN_FILES = frozenset({DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm", f"{DB_NAME}-
                        "logs", "games"})
 FORMAT = "sushi-go-tournament-db/1"
 
-_SCHEMA = """
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+#: The games table, shared with leagues.
+GAMES_TABLE = """
 CREATE TABLE games (
     idx INTEGER PRIMARY KEY,
     seed INTEGER NOT NULL,
@@ -47,6 +48,7 @@ CREATE TABLE games (
     timing TEXT NOT NULL DEFAULT '[]'
 );
 """
+_SCHEMA = "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);" + GAMES_TABLE
 _COLUMNS = {"idx", "seed", "seats", "scores", "places", "faults", "seconds", "pick_seconds",
             "record", "finished_at"}
 
@@ -71,10 +73,10 @@ class StoredGame:
     timing: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _writer_lock(directory: Path) -> TextIO:
+def writer_lock(directory: Path, name: str = LOCK_NAME) -> TextIO:
     """An exclusive lock on ``directory`` for one writing run (released when its process ends,
     however it ends)."""
-    handle = open(directory / LOCK_NAME, "a")  # noqa: SIM115 - held until Store.close
+    handle = open(directory / name, "a")  # noqa: SIM115 - held until Store.close
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
@@ -112,7 +114,7 @@ class Store:
                 raise StoreError(f"{directory} holds other files ({shown}): choose a new or "
                                  "empty folder for the results, or an earlier run's folder")
         directory.mkdir(parents=True, exist_ok=True)
-        lock = _writer_lock(directory) if config is not None else None
+        lock = writer_lock(directory) if config is not None else None
         try:
             conn = sqlite3.connect(path, timeout=30)
         except sqlite3.Error as err:
@@ -213,26 +215,11 @@ class Store:
 
     def games(self) -> list[StoredGame]:
         """Every stored game, in schedule order."""
-        columns = {row[1] for row in self._conn.execute("PRAGMA table_info(games)")}
-        timing = "timing" if "timing" in columns else "'[]'"
-        rows = self._conn.execute(
-            "SELECT idx, seed, seats, scores, places, faults, seconds, pick_seconds, "
-            f"{timing} FROM games ORDER BY idx")
-        try:
-            return [StoredGame(idx, seed, tuple(json.loads(seats)), json.loads(scores),
-                               json.loads(places), json.loads(faults), seconds,
-                               json.loads(picks), json.loads(times))
-                    for idx, seed, seats, scores, places, faults, seconds, picks, times in rows]
-        except (ValueError, TypeError) as err:
-            raise StoreError(f"{self.path} is damaged (bad game row: {err})") from None
+        return read_games(self._conn, self.path)
 
     def records(self) -> Iterator[tuple[int, dict[str, Any]]]:
         """``(index, record)`` for every stored game, in schedule order."""
-        for idx, blob in self._conn.execute("SELECT idx, record FROM games ORDER BY idx"):
-            try:
-                yield idx, json.loads(zlib.decompress(blob))
-            except (zlib.error, ValueError) as err:
-                raise StoreError(f"{self.path} is damaged (record of game {idx}: {err})") from None
+        return read_records(self._conn, self.path)
 
     def mean_seconds(self) -> float | None:
         """Mean wall time of the stored games, or None if there are none."""
@@ -242,20 +229,7 @@ class Store:
     # ------------------------------------------------------------------ writing
     def add(self, game: ScheduledGame, outcome: GameOutcome) -> None:
         """Store one finished game (``outcome`` of the scheduled ``game``) and commit it."""
-        record, seconds, pick_seconds = outcome.record, outcome.seconds, outcome.pick_seconds
-        timing = [t.to_json() for t in outcome.timing]
-        blob = zlib.compress(json.dumps(record, separators=(",", ":")).encode(), 6)
-        with self._conn:
-            self._conn.execute(
-                "INSERT INTO games (idx, seed, seats, scores, places, faults, seconds, "
-                "pick_seconds, record, finished_at, timing) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (game.index, game.seed, json.dumps(list(game.seats)),
-                 json.dumps(record["scores"]), json.dumps(record["places"]),
-                 json.dumps(record.get("faults", [])), float(seconds),
-                 json.dumps([float(s) for s in pick_seconds]), blob,
-                 datetime.now(UTC).isoformat(timespec="milliseconds"),
-                 json.dumps(timing)))
+        insert_game(self._conn, game.index, game.seed, game.seats, outcome)
 
     def close(self) -> None:
         """Close the connection (and release the writer's lock)."""
@@ -269,3 +243,53 @@ class Store:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+# ---------------------------------------------------------------------- the games table
+# Shared by tournaments and leagues (tournaments/league_store.py): one finished game a row.
+
+def read_games(conn: sqlite3.Connection, path: Path) -> list[StoredGame]:
+    """Every game of ``conn``'s games table, by index (``path`` names the file in errors)."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(games)")}
+    timing = "timing" if "timing" in columns else "'[]'"
+    rows = conn.execute(
+        "SELECT idx, seed, seats, scores, places, faults, seconds, pick_seconds, "
+        f"{timing} FROM games ORDER BY idx")
+    try:
+        return [StoredGame(idx, seed, tuple(json.loads(seats)), json.loads(scores),
+                           json.loads(places), json.loads(faults), seconds,
+                           json.loads(picks), json.loads(times))
+                for idx, seed, seats, scores, places, faults, seconds, picks, times in rows]
+    except (ValueError, TypeError) as err:
+        raise StoreError(f"{path} is damaged (bad game row: {err})") from None
+
+
+def read_records(conn: sqlite3.Connection, path: Path, wanted: Collection[int] | None = None
+                 ) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(index, record)`` for the games (those in ``wanted``, else every one), by index."""
+    for idx, blob in conn.execute("SELECT idx, record FROM games ORDER BY idx"):
+        if wanted is not None and idx not in wanted:
+            continue
+        try:
+            yield idx, json.loads(zlib.decompress(blob))
+        except (zlib.error, ValueError) as err:
+            raise StoreError(f"{path} is damaged (record of game {idx}: {err})") from None
+
+
+def insert_game(conn: sqlite3.Connection, index: int, seed: int, seats: Sequence[int],
+                outcome: GameOutcome) -> None:
+    """Store one finished game and commit it."""
+    record, seconds, pick_seconds = outcome.record, outcome.seconds, outcome.pick_seconds
+    timing = [t.to_json() for t in outcome.timing]
+    blob = zlib.compress(json.dumps(record, separators=(",", ":")).encode(), 6)
+    with conn:
+        conn.execute(
+            "INSERT INTO games (idx, seed, seats, scores, places, faults, seconds, "
+            "pick_seconds, record, finished_at, timing) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (index, seed, json.dumps(list(seats)),
+             json.dumps(record["scores"]), json.dumps(record["places"]),
+             json.dumps(record.get("faults", [])), float(seconds),
+             json.dumps([float(s) for s in pick_seconds]), blob,
+             datetime.now(UTC).isoformat(timespec="milliseconds"),
+             json.dumps(timing)))
