@@ -6,6 +6,7 @@ Every check here ends in :func:`fail`: one line on stderr, a non-zero exit, neve
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, NoReturn
@@ -19,7 +20,8 @@ from engine import Variant, parse_variants
 from tournaments.settings import MIN_MEMORY_MB
 
 __all__ = ["MemoryOption", "MoveTimeOption", "SandboxOption", "VariantOption", "arena_options",
-           "check_names", "fail", "load_bots", "memory_value", "move_time_value", "variants"]
+           "check_names", "cores_here", "fail", "interrupt", "load_bots", "memory_value",
+           "move_time_value", "variants"]
 
 
 MoveTimeOption = Annotated[float, typer.Option(
@@ -32,6 +34,19 @@ MemoryOption = Annotated[int, typer.Option(
 VariantOption = Annotated[list[str] | None, typer.Option(
     "--variant", help="Rule variant for every game (repeatable): "
     + ", ".join(v.value for v in Variant) + ".", show_default=False, metavar="NAME")]
+
+
+def cores_here() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def interrupt(signum: int, frame: object) -> None:
+    """A SIGTERM handler: stop like Ctrl-C (games in flight stop, stored games stay)."""
+    raise KeyboardInterrupt
 
 
 def fail(message: str, code: int = 2) -> NoReturn:

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from cli import bench, doctor, newbot, play, publish, rank, tournament, validate
+from cli import bench, doctor, league, newbot, play, publish, rank, tournament, validate
 
 __all__ = ["app", "main"]
 
@@ -27,6 +27,7 @@ app.command("new-bot")(newbot.new_bot_command)
 app.command("tournament")(tournament.tournament_command)
 app.command("rank")(rank.rank_command)
 app.command("publish")(publish.publish_command)
+app.add_typer(league.league_app)
 
 
 def _version(value: bool) -> None:

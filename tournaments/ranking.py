@@ -27,8 +27,8 @@ from tournaments.stats import (
 )
 from tournaments.store import StoredGame, StoreError
 
-__all__ = ["RANKING_FORMAT", "BotRow", "Meeting", "Ranking", "TournamentSummary",
-           "build_ranking", "game_facts", "ranking_json"]
+__all__ = ["RANKING_FORMAT", "BotRow", "EntryInfo", "LeagueSummary", "Meeting", "Ranking",
+           "TournamentSummary", "build_ranking", "game_facts", "rank_games", "ranking_json"]
 
 RANKING_FORMAT = "sushi-go-ranking/1"
 #: Decimal digits of the numbers in ranking.json.
@@ -65,6 +65,32 @@ class TournamentSummary:
 
 
 @dataclass(frozen=True, slots=True)
+class EntryInfo:
+    """What a league knows of an entry beyond its name (a tournament's bots have none)."""
+
+    version: int
+    author: str | None
+    status: str                 #: "active", "retired" or "replaced" (by a newer version)
+
+    def to_json(self) -> Json:
+        return {"version": self.version, "author": self.author, "status": self.status}
+
+
+@dataclass(frozen=True, slots=True)
+class LeagueSummary:
+    """A league's size: ranking.json's ``league`` object."""
+
+    entries: int                #: every entry ever made (versions counted apart)
+    active: int                 #: entries on the leaderboard
+    batches: int                #: batches started
+    pending: int                #: games of an unfinished batch's current round not yet played
+
+    def to_json(self) -> Json:
+        return {"entries": self.entries, "active": self.active, "batches": self.batches,
+                "pending": self.pending}
+
+
+@dataclass(frozen=True, slots=True)
 class BotRow:
     """One bot's line of the ranking."""
 
@@ -84,6 +110,7 @@ class BotRow:
     rank_high: int
     rank_confidence: float   #: how often the bot kept its rank
     time: TimeStats          #: time per request (tables and pages; not in ranking.json)
+    entry: EntryInfo | None = None   #: a league entry's version, author and status
 
     def to_json(self, *, times: bool = False) -> Json:
         """The row as ranking.json has it (with ``time`` in milliseconds when ``times``)."""
@@ -95,6 +122,8 @@ class BotRow:
             "rank_low": self.rank_low, "rank_high": self.rank_high,
             "rank_confidence": self.rank_confidence,
         }
+        if self.entry is not None:
+            row.update(self.entry.to_json())
         if times:
             row["time"] = dict(self.time.to_json())
         return row
@@ -121,6 +150,9 @@ class Ranking:
     head_to_head: Mapping[str, Mapping[str, Meeting]]
     #: Each bot's rating after each of its games, by bot name (only when asked for).
     history: Mapping[str, Sequence[RatingPoint]] | None = None
+    #: A league's retired entries and old versions (their games stay in the history).
+    retired: tuple[BotRow, ...] = ()
+    league: LeagueSummary | None = None
 
     @property
     def complete(self) -> bool:
@@ -129,7 +161,7 @@ class Ranking:
 
     def row(self, name: str) -> BotRow:
         """The row of the bot called ``name`` (``KeyError`` if none)."""
-        for row in self.bots:
+        for row in self.bots + self.retired:
             if row.name == name:
                 return row
         raise KeyError(name)
@@ -141,7 +173,7 @@ class Ranking:
 
     def to_json(self, *, times: bool = False) -> Json:
         """The ``sushi-go-ranking/1`` object (with each bot's ``time`` when ``times``)."""
-        return {
+        data: Json = {
             "format": RANKING_FORMAT,
             "games": self.games,
             "planned_games": self.planned_games,
@@ -155,6 +187,10 @@ class Ranking:
                                  for b, m in row.items()}
                              for a, row in self.head_to_head.items()},
         }
+        if self.league is not None:
+            data["league"] = self.league.to_json()
+            data["retired"] = [row.to_json(times=times) for row in self.retired]
+        return data
 
 
 def ranking_json(ranking: Ranking) -> str:
@@ -189,8 +225,20 @@ def build_ranking(config: TournamentConfig, stored: Sequence[StoredGame], *,
     """The ranking of ``stored`` games (bots best first, by rating = mu - 3 sigma); with
     ``history``, each bot's rating after each of its games too (the same TrueSkill pass)."""
     schedule = config.build()
-    facts = game_facts(stored, schedule)
-    names = config.names
+    c = config
+    summary = TournamentSummary(c.players, c.cycles, c.seed, c.schedule.value, c.games,
+                                c.variant_names, c.move_time)
+    return rank_games(config.names, stored, game_facts(stored, schedule), seed=config.seed,
+                      summary=summary, planned=len(schedule), history=history)
+
+
+def rank_games(names: Sequence[str], stored: Sequence[StoredGame], facts: Sequence[GameFacts],
+               *, seed: int, summary: TournamentSummary, planned: int, history: bool = False,
+               entries: Sequence[EntryInfo] | None = None, league: LeagueSummary | None = None
+               ) -> Ranking:
+    """The ranking of ``stored`` games (with their ``facts``) between the bots ``names`` (by
+    bot index). A league passes its ``entries``: those not ``active`` are listed apart, in
+    :attr:`Ranking.retired`, and left out of the leaderboard's ranks."""
     k = len(names)
     ratings = Ratings(k, keep_history=history)
     for game, fact in zip(stored, facts, strict=True):
@@ -198,29 +246,38 @@ def build_ranking(config: TournamentConfig, stored: Sequence[StoredGame], *,
     mus = [_r(r.mu) for r in ratings.ratings]
     sigmas = [_r(r.sigma) for r in ratings.ratings]
     values = [_r(exposed_value(mus[b], sigmas[b])) for b in range(k)]
-    order = sorted(range(k), key=lambda b: (-values[b], -mus[b], names[b]))
+    ranked = sorted(range(k), key=lambda b: (-values[b], -mus[b], names[b]))
+    on_board = [b for b in ranked if entries is None or entries[b].status == "active"]
+    off_board = [b for b in ranked if entries is not None and entries[b].status != "active"]
+    board = set(on_board)
     stats = bot_stats(facts, k)
-    resamples = bootstrap_resamples(len({f.deal for f in facts}), k)
-    spread = bootstrap_ranks(facts, order, resamples=resamples, seed=config.seed)
-    share, met = head_to_head(facts, k)
+    resamples = bootstrap_resamples(len({f.deal for f in facts}), len(on_board))
+    spread = bootstrap_ranks(facts, on_board, resamples=resamples, seed=seed, bots=k)
+    h2h = head_to_head(facts)
     times = time_stats([(g.seats, g.timing) for g in stored], k)
-    rows = []
-    for rank, b in enumerate(order, 1):
+
+    def row(b: int, rank: int) -> BotRow:
         s = stats[b]
         faults = {kind: s.faults.get(kind, 0) for kind in FAULT_KINDS}
         faults.update({kind: n for kind, n in s.faults.items() if kind not in faults})
-        rows.append(BotRow(
+        low, high, same = spread[b].low, spread[b].high, spread[b].same
+        if b not in board:
+            low, high, same = rank, rank, 0.0     # off the leaderboard: no rank to keep
+        return BotRow(
             name=names[b], rank=rank, mu=mus[b], sigma=sigmas[b], rating=values[b],
             games=s.games, seats=s.seats, wins=_r(s.wins), win_share=_r(s.win_share),
             mean_score=_r(s.mean_score), mean_place=_r(s.mean_place), faults=faults,
-            rank_low=spread[b].low, rank_high=spread[b].high,
-            rank_confidence=_r(spread[b].same), time=times[b]))
-    h2h = {names[a]: {names[b]: Meeting(_r(share[a][b]), met[a][b])
-                      for b in order if b != a and met[a][b]} for a in order}
-    c = config
-    summary = TournamentSummary(c.players, c.cycles, c.seed, c.schedule.value, c.games,
-                                c.variant_names, c.move_time)
-    return Ranking(games=len(facts), planned_games=len(schedule), tournament=summary,
-                   resamples=resamples, bots=tuple(rows), head_to_head=h2h,
+            rank_low=low, rank_high=high, rank_confidence=_r(same), time=times[b],
+            entry=None if entries is None else entries[b])
+
+    order = on_board + off_board
+    meetings = {names[a]: {names[b]: Meeting(_r(h2h[a][b][0]), h2h[a][b][1])
+                           for b in order if b != a and b in h2h.get(a, {})} for a in order}
+    return Ranking(games=len(facts), planned_games=planned, tournament=summary,
+                   resamples=resamples,
+                   bots=tuple(row(b, rank) for rank, b in enumerate(on_board, 1)),
+                   head_to_head=meetings,
                    history=({names[b]: ratings.history[b] for b in range(k)}
-                            if ratings.history is not None else None))
+                            if ratings.history is not None else None),
+                   retired=tuple(row(b, rank) for rank, b in enumerate(off_board, 1)),
+                   league=league)

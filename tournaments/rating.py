@@ -98,10 +98,11 @@ class Ratings:
                 sigma = math.sqrt(sum(r.sigma ** 2 for r in rs) / len(rs))
                 self.ratings[bot] = self.env.create_rating(mu=mu, sigma=sigma)
 
-    def leader(self) -> int:
-        """Index of the bot with the best exposed rating (lowest index on a tie)."""
-        values = [exposed(r) for r in self.ratings]
-        return values.index(max(values))
+    def leader(self, among: Sequence[int] | None = None) -> int:
+        """Index of the bot (of ``among``, default all) with the best exposed rating (lowest
+        index on a tie)."""
+        bots = range(len(self.ratings)) if among is None else sorted(among)
+        return max(bots, key=lambda b: (exposed(self.ratings[b]), -b))
 
 
 def rate_games(games: Iterable[tuple[Sequence[int], Sequence[int]]], bots: int,

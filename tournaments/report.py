@@ -84,6 +84,12 @@ def _summary(ranking: Ranking) -> str:
     variant = f", variants: {', '.join(t.variant)}" if t.variant else ""
     done = ("" if ranking.complete
             else f" (of {ranking.planned_games} planned; incomplete)")
+    if ranking.league is not None:
+        league = ranking.league
+        off = len(ranking.retired)
+        return _shown(f"league: {ranking.games} games{done}, {league.active} active entries"
+                      + (f" ({off} retired or replaced, listed apart)" if off else "")
+                      + f", {sizes}-player tables, seed {t.seed}{variant}")
     return _shown(f"{ranking.games} games{done}, {sizes}-player tables, {t.schedule}, "
                   f"{t.cycles} cycle(s), seed {t.seed}{variant}")
 

@@ -86,29 +86,27 @@ def bot_stats(games: Sequence[GameFacts], bots: int) -> list[BotStats]:
     return stats
 
 
-def head_to_head(games: Sequence[GameFacts], bots: int
-                 ) -> tuple[list[list[float]], list[list[int]]]:
-    """``(share, meetings)``: ``share[a][b]`` is how often a finished ahead of b when they met
-    (a shared place counts one half), over ``meetings[a][b]`` seat pairs."""
-    ahead = [[0.0] * bots for _ in range(bots)]
-    met = [[0] * bots for _ in range(bots)]
+def head_to_head(games: Sequence[GameFacts]) -> dict[int, dict[int, tuple[float, int]]]:
+    """``result[a][b] = (share, meetings)`` for every pair that met: how often a finished ahead
+    of b (a shared place counts one half), over ``meetings`` seat pairs. Sparse: a league of
+    thousands of bots holds only the pairs that met."""
+    ahead: dict[int, dict[int, list[float]]] = {}
+
+    def count(a: int, b: int, score: float) -> None:
+        cell = ahead.setdefault(a, {}).setdefault(b, [0.0, 0.0])
+        cell[0] += score
+        cell[1] += 1
+
     for game in games:
         for i, (a, pa) in enumerate(zip(game.seats, game.places, strict=True)):
             for b, pb in zip(game.seats[i + 1:], game.places[i + 1:], strict=True):
                 if a == b:
                     continue
-                met[a][b] += 1
-                met[b][a] += 1
-                if pa < pb:
-                    ahead[a][b] += 1.0
-                elif pb < pa:
-                    ahead[b][a] += 1.0
-                else:
-                    ahead[a][b] += 0.5
-                    ahead[b][a] += 0.5
-    share = [[ahead[a][b] / met[a][b] if met[a][b] else 0.0 for b in range(bots)]
-             for a in range(bots)]
-    return share, met
+                score = 1.0 if pa < pb else 0.0 if pb < pa else 0.5
+                count(a, b, score)
+                count(b, a, 1.0 - score)
+    return {a: {b: (won / met, int(met)) for b, (won, met) in row.items()}
+            for a, row in ahead.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,26 +128,34 @@ def bootstrap_resamples(units: int, bots: int) -> int:
 
 
 def bootstrap_ranks(games: Sequence[GameFacts], order: Sequence[int], *,
-                    resamples: int | None = None, seed: int = 0) -> list[RankSpread]:
+                    resamples: int | None = None, seed: int = 0,
+                    bots: int | None = None) -> list[RankSpread]:
     """Rank stability by a bootstrap over duplicate deals.
 
     Deals (all rotations of one table) are drawn with replacement; in each resample the bots
     are ranked by mean normalised place (1 = first, 0 = last). ``order`` is the table's order
     (bot indices, best first); the result is indexed by bot. ``resamples`` defaults to
-    :func:`bootstrap_resamples` of the number of deals.
+    :func:`bootstrap_resamples` of the number of deals. ``bots`` (default ``len(order)``) is the
+    number of bot indices; bots left out of ``order`` (a league's retired entries) are not
+    ranked and get the spread ``(0, 0, 0.0)``.
     """
-    bots = len(order)
-    groups: dict[Hashable, tuple[list[float], list[int]]] = {}
+    bots = len(order) if bots is None else bots
+    # Per deal: the bots that played it, with their summed performance and seats held (a
+    # league's deal touches a few of its thousands of bots).
+    groups: dict[Hashable, dict[int, list[float]]] = {}
     for n, game in enumerate(games):
         key = game.deal if game.deal is not None else n
-        perf, count = groups.setdefault(key, ([0.0] * bots, [0] * bots))
+        unit = groups.setdefault(key, {})
         for bot, place in zip(game.seats, game.places, strict=True):
-            perf[bot] += _performance(place, len(game.seats))
-            count[bot] += 1
+            cell = unit.setdefault(bot, [0.0, 0.0])
+            cell[0] += _performance(place, len(game.seats))
+            cell[1] += 1
     table_rank = {bot: rank for rank, bot in enumerate(order, 1)}
     if not groups:
-        return [RankSpread(table_rank[b], table_rank[b], 1.0) for b in range(bots)]
-    units = list(groups.values())
+        return [RankSpread(table_rank[b], table_rank[b], 1.0) if b in table_rank
+                else RankSpread(0, 0, 0.0) for b in range(bots)]
+    units = [[(b, total, int(held)) for b, (total, held) in sorted(cells.items())]
+             for cells in groups.values()]
     if resamples is None:
         resamples = bootstrap_resamples(len(units), bots)
     rng = random.Random(f"bootstrap/{seed}")
@@ -157,16 +163,19 @@ def bootstrap_ranks(games: Sequence[GameFacts], order: Sequence[int], *,
     for _ in range(resamples):
         perf = [0.0] * bots
         count = [0] * bots
-        for unit_perf, unit_count in (units[rng.randrange(len(units))] for _ in units):
-            for b in range(bots):
-                perf[b] += unit_perf[b]
-                count[b] += unit_count[b]
+        for drawn in (units[rng.randrange(len(units))] for _ in units):
+            for b, unit_perf, unit_count in drawn:
+                perf[b] += unit_perf
+                count[b] += unit_count
         means = [perf[b] / count[b] if count[b] else -1.0 for b in range(bots)]
-        ordered = sorted(range(bots), key=lambda b: (-means[b], table_rank[b]))
+        ordered = sorted(order, key=lambda b: (-means[b], table_rank[b]))
         for rank, bot in enumerate(ordered, 1):
             ranks[bot].append(rank)
     spreads = []
     for bot in range(bots):
+        if bot not in table_rank:
+            spreads.append(RankSpread(0, 0, 0.0))
+            continue
         rs = sorted(ranks[bot])
         low = rs[int(0.05 * (len(rs) - 1))]
         high = rs[int(round(0.95 * (len(rs) - 1)))]

@@ -28,9 +28,9 @@ def test_wins_are_split_on_shared_first_places():
 
 
 def test_head_to_head_counts_seat_pairs_and_ties():
-    share, met = head_to_head([facts((0, 1, 0), (1, 2, 2))], 2)
-    assert met[0][1] == met[1][0] == 2
-    assert share[0][1] == pytest.approx(0.75) and share[1][0] == pytest.approx(0.25)
+    h2h = head_to_head([facts((0, 1, 0), (1, 2, 2))])
+    assert h2h[0][1] == (pytest.approx(0.75), 2) and h2h[1][0] == (pytest.approx(0.25), 2)
+    assert set(h2h) == {0, 1} and set(h2h[0]) == {1}   # only the pairs that met
 
 
 def test_bootstrap_is_sure_of_a_dominant_order_and_unsure_of_a_coin_flip():

@@ -1,0 +1,244 @@
+"""``arena league``: open competitions that grow (new, add, retire, run)."""
+
+from __future__ import annotations
+
+import signal
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from arena.logs import setup_logging
+from arena.pool import ArenaOptions, SandboxUnavailable, check_sandbox, tournament_secret
+from arena.sandbox import SandboxMode
+from arena.textsafe import check_name, safe_text
+from cli.common import (
+    MemoryOption,
+    MoveTimeOption,
+    SandboxOption,
+    VariantOption,
+    cores_here,
+    fail,
+    interrupt,
+    load_bots,
+    memory_value,
+    move_time_value,
+    variants,
+)
+from engine import Variant
+from tournaments.games import RunError
+from tournaments.league import (
+    DEFAULT_CONFIDENCE,
+    LeagueError,
+    add_files,
+    league_ranking,
+    play_batch,
+)
+from tournaments.league_store import LeagueConfig, LeagueStore
+from tournaments.progress import make_progress
+from tournaments.report import ranking_table, write_rankings
+from tournaments.runner import LocalExecutor
+from tournaments.settings import DEFAULT_PLAYERS, random_seed
+from tournaments.store import StoreError
+from tournaments.tournament import LOG_NAME
+
+__all__ = ["league_app"]
+
+league_app = typer.Typer(
+    name="league", no_args_is_help=True, rich_markup_mode=None,
+    help="Open competitions that grow: entries arrive, change and leave; games are chosen "
+    "where the leaderboard's order is least certain.")
+
+DirArgument = Annotated[Path, typer.Argument(help="The league's folder.", metavar="DIR")]
+
+
+def _open(directory: Path, *, write: bool = True) -> LeagueStore:
+    try:
+        return LeagueStore.open(directory, write=write)
+    except StoreError as err:
+        fail(safe_text(str(err)))
+
+
+@league_app.command("new")
+def new_command(
+    directory: DirArgument,
+    players: Annotated[list[int] | None, typer.Option(
+        "--players", "-p", help=f"Seats per table (2-5); repeat for several table sizes "
+        f"(rounds take turns). Default: {DEFAULT_PLAYERS} (2 with two-player-dummy).",
+        show_default=False, metavar="N")] = None,
+    seed: Annotated[int | None, typer.Option(
+        help="Seed of every deal and of matchmaking. Default: drawn at random (and kept).",
+        show_default=False, metavar="N")] = None,
+    move_time: MoveTimeOption = 1.0,
+    variant: VariantOption = None,
+) -> None:
+    """Create an empty league in DIR (a new or empty folder)."""
+    chosen = variants(variant)
+    dummy = Variant.TWO_PLAYER_DUMMY in chosen
+    sizes = tuple(sorted(set(players or [2 if dummy else DEFAULT_PLAYERS])))
+    for n in sizes:
+        if not 2 <= n <= 5:
+            fail(f"--players must be between 2 and 5, not {n}")
+    if dummy and sizes != (2,):
+        fail("--variant two-player-dummy needs --players 2")
+    config = LeagueConfig(players=sizes, seed=random_seed() if seed is None else seed,
+                          variant=chosen, move_time=move_time_value(move_time))
+    try:
+        LeagueStore.create(directory, config).close()
+    except (StoreError, OSError, sqlite3.Error) as err:
+        fail(safe_text(str(err)))
+    shown = safe_text(str(directory))
+    typer.echo(f"league: {shown} ({'/'.join(map(str, sizes))}-player tables, seed "
+               f"{config.seed}" + (f", variants {', '.join(config.variant_names)}"
+                                   if chosen else "") + ")")
+    typer.echo(f"next: arena league add {shown} BOT...   then: arena league run {shown} "
+               "--games N")
+
+
+def _check_source(path: Path) -> None:
+    """Refuse a file that is not UTF-8 Python text (it could never load)."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+        compile(text, str(path), "exec", dont_inherit=True)
+    except UnicodeDecodeError:
+        fail(f"{safe_text(str(path))} is not UTF-8 text")
+    except SyntaxError as err:
+        fail(f"{safe_text(str(path))} is not valid Python (line {err.lineno}: "
+             f"{safe_text(str(err.msg))})")
+    except (OSError, ValueError) as err:
+        fail(f"cannot read {safe_text(str(path))}: {safe_text(str(err))}")
+
+
+@league_app.command("add")
+def add_command(
+    directory: DirArgument,
+    bots: Annotated[list[str], typer.Argument(
+        help="Bot files, folders of bot files, or built-in bot names.", metavar="BOT...")],
+    author: Annotated[str | None, typer.Option(
+        help="The entries' author: two entries of one author never sit at the same table.",
+        show_default=False, metavar="NAME")] = None,
+) -> None:
+    """Enter bots (the league keeps its own copy of each file). A file under a name already in
+    the league, with other content, is a new version: the old one leaves the leaderboard."""
+    if author is not None:
+        reason = check_name(author)
+        if reason is not None:
+            fail(f"--author: {reason}")
+    specs = load_bots(bots)
+    for spec in specs:
+        _check_source(spec.path)
+    with _open(directory) as store:
+        try:
+            added = add_files(store, specs, author)
+        except (LeagueError, OSError, sqlite3.Error) as err:
+            fail(safe_text(str(err)))
+    for entry, what in added:
+        name = safe_text(entry.name)
+        by = f" by {safe_text(entry.author)}" if entry.author else ""
+        typer.echo({
+            "new": f"added {name}{by}",
+            "version": f"{name}: version {entry.version}{by} (version {entry.version - 1} "
+                       "leaves the leaderboard; its games stay)",
+            "unchanged": f"{name}: unchanged (this file is entered already)",
+            "back": f"{name}: back on the leaderboard (version {entry.version})",
+        }[what])
+
+
+@league_app.command("retire")
+def retire_command(
+    directory: DirArgument,
+    name: Annotated[str, typer.Argument(help="The bot to take off the leaderboard.",
+                                        metavar="NAME")],
+) -> None:
+    """Take a bot off the leaderboard (its games stay in the history)."""
+    with _open(directory) as store:
+        try:
+            entry = store.retire(name)
+        except KeyError:
+            names = sorted({e.name for e in store.entries()})
+            fail(f"no bot called {safe_text(name)} in this league (bots: "
+                 f"{safe_text(', '.join(names)) or 'none'})")
+        except ValueError as err:
+            fail(safe_text(str(err)))
+    typer.echo(f"retired {safe_text(entry.name)} (version {entry.version}); "
+               "arena league add it again to bring it back")
+
+
+@league_app.command("run")
+def run_command(
+    directory: DirArgument,
+    games: Annotated[int, typer.Option(
+        min=1, help="Games in the batch (whole tables: rounded up to a multiple of the "
+        "table size).", metavar="N")],
+    workers: Annotated[int | None, typer.Option(
+        min=1, help="Games played in parallel. Default: the number of cores.",
+        show_default=False, metavar="N")] = None,
+    cores: Annotated[int | None, typer.Option(
+        min=1, help="Cores the run may use (at most this many bots think at once).",
+        show_default=False, metavar="N")] = None,
+    until_confident: Annotated[bool, typer.Option(
+        "--until-confident", help="Stop the batch early once every pair of neighbours on the "
+        "leaderboard is in order with --confidence (--games is then the cap).")] = False,
+    confidence: Annotated[float, typer.Option(
+        min=0.5, max=0.9999, help="With --until-confident: the chance each neighbour pair "
+        "must be in the right order.", metavar="P")] = DEFAULT_CONFIDENCE,
+    sandbox: SandboxOption = SandboxMode.AUTO,
+    memory_mb: MemoryOption = 1024,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
+    verbose: Annotated[bool, typer.Option(
+        "--verbose", "-v", help="Log the arena's details to stderr (and DIR/arena.log).")
+    ] = False,
+) -> None:
+    """Play a batch of games chosen by the league's matchmaking. A batch a killed run left
+    unfinished is finished first (with the same games), and nothing more is played."""
+    store = _open(directory)
+    config = store.config()
+    options = ArenaOptions(move_time=config.move_time, sandbox=sandbox,
+                           memory_mb=memory_value(memory_mb), log_dir=directory / "logs",
+                           secret=tournament_secret(config.seed))
+    try:
+        check_sandbox(options)
+    except SandboxUnavailable as err:
+        store.close()
+        fail(f"{safe_text(str(err))} (use --sandbox none to run bots unsandboxed)")
+    workers = workers or cores_here()
+    executor = LocalExecutor(options, workers, min(cores or cores_here(), cores_here()),
+                             directory / LOG_NAME)
+    setup_logging(directory / LOG_NAME, verbose)
+    pending = store.open_batch()
+    if pending is not None:
+        typer.echo(f"finishing batch {pending.id}, which an earlier run started "
+                   f"({pending.games} games); --games {games} is not used: run again for "
+                   "a new batch")
+    shown = safe_text(str(directory))
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, interrupt) if main else None
+    try:
+        report = play_batch(store, executor, games=games,
+                            confidence=confidence if until_confident else None,
+                            progress=make_progress(quiet=quiet))
+        ranking = league_ranking(store)
+        write_rankings(directory, ranking)
+    except LeagueError as err:
+        fail(safe_text(str(err)))
+    except RunError as err:
+        fail(f"{safe_text(str(err))} (games finished so far are stored in {shown})", 1)
+    except (StoreError, sqlite3.Error, OSError) as err:
+        fail(safe_text(f"cannot play the league in {directory}: {err}"), 1)
+    except KeyboardInterrupt:
+        typer.echo(f"\ninterrupted: {store.count()} games stored in {shown}; "
+                   f"arena league run {shown} finishes the batch", err=True)
+        raise typer.Exit(130) from None
+    finally:
+        if main:
+            signal.signal(signal.SIGTERM, previous)
+        store.close()
+    how = {"done": "", "confident": f" (stopped early: every neighbour pair in order with "
+                                   f"{confidence:g} confidence)"}.get(report.outcome, "")
+    typer.echo(f"\nbatch {report.batch}: {report.games} games, {report.played} played now"
+               + how)
+    typer.echo(ranking_table(ranking))
+    typer.echo(f"\nleaderboard: {shown}/ranking.json (arena rank {shown}, "
+               f"arena publish {shown} --site SITE)")

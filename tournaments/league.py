@@ -1,0 +1,235 @@
+"""Leagues: competitions that grow. Entries arrive, change and leave; games are played in
+batches chosen by :mod:`tournaments.matchmaking`; every game ever played stays in the history.
+
+A batch is played in rounds. A round's tables are decided from the games stored before it (all
+of them finished), written to the store, and only then played, in parallel. So:
+
+- a run killed at any moment leaves the round's unplayed games in the store; the next run
+  plays exactly those, then decides the next round from the same results the killed run would
+  have had: the same games;
+- the worker count changes only how fast a round is played, never which games it holds;
+- ratings replay the games in index order, so they are the same whatever order games ended in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.pool import BotSpec
+from tournaments.games import Executor, GameOutcome, GameRequest
+from tournaments.league_store import Batch, Entry, LeagueConfig, LeagueStore, PlannedGame
+from tournaments.matchmaking import Candidate, MatchError, check_field, choose_tables, confident
+from tournaments.progress import NoProgress, ProgressView
+from tournaments.ranking import (
+    EntryInfo,
+    LeagueSummary,
+    Ranking,
+    TournamentSummary,
+    rank_games,
+)
+from tournaments.rating import Ratings
+from tournaments.stats import GameFacts
+from tournaments.store import StoredGame, StoreError
+
+__all__ = ["DEFAULT_CONFIDENCE", "BatchReport", "LeagueError", "league_ranking", "league_seed",
+           "play_batch", "round_tables"]
+
+#: ``run --until-confident`` without ``--confidence``.
+DEFAULT_CONFIDENCE = 0.9
+
+
+class LeagueError(ValueError):
+    """The league cannot do what was asked; the one-line message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class BatchReport:
+    """What :func:`play_batch` did."""
+
+    batch: int
+    games: int              #: games the batch holds now
+    played: int             #: games played by this call
+    outcome: str            #: "done", "confident" or "" (not finished)
+    resumed: bool           #: the batch was started by an earlier run
+
+
+def league_seed(seed: int, deal: int) -> int:
+    """The seed of a league's ``deal``-th deal: a 32-bit hash of the league's seed."""
+    text = f"sushi-go-league/{seed}/{deal}".encode()
+    return int.from_bytes(hashlib.sha256(text).digest()[:4], "big")
+
+
+def bot_specs(store: LeagueStore, entries: Sequence[Entry]) -> list[BotSpec]:
+    """Every entry as the arena runs it (by entry id): its label and the league's copy."""
+    return [BotSpec(e.label, store.bot_file(e)) for e in entries]
+
+
+def _candidates(entries: Sequence[Entry], ratings: Ratings, deals: Sequence[int]
+                ) -> list[Candidate]:
+    return [Candidate(e.id, e.author, float(ratings.ratings[e.id].mu),
+                      float(ratings.ratings[e.id].sigma), deals[e.id])
+            for e in entries if e.active]
+
+
+def round_tables(config: LeagueConfig, cands: Sequence[Candidate], *, batch: int,
+                 round_no: int, left: int) -> tuple[int, list[tuple[int, ...]]]:
+    """``(size, tables)`` of a batch's round: one table per ``size`` active entries (at least
+    one), no more than the ``left`` games of the batch need."""
+    sizes = sorted(config.players)
+    size = sizes[round_no % len(sizes)]
+    tables = min(max(1, math.ceil(len(cands) / size)), math.ceil(left / size))
+    rng = random.Random(f"league/{config.seed}/{batch}/{round_no}")
+    return size, choose_tables(cands, size, tables, rng)
+
+
+def play_batch(store: LeagueStore, executor: Executor, *, games: int,
+               confidence: float | None = None, progress: ProgressView | None = None
+               ) -> BatchReport:
+    """Finish the unfinished batch if there is one, else start a batch of ``games`` games
+    (stopping early once the leaderboard is ordered with ``confidence``)."""
+    config = store.config()
+    entries = store.entries()
+    batch = store.open_batch()
+    resumed = batch is not None
+    if batch is None:
+        try:
+            for size in config.players:
+                check_field(_candidates(entries, Ratings(len(entries)), [0] * len(entries)),
+                            size)
+        except MatchError as err:
+            raise LeagueError(str(err)) from None
+        batch = store.start_batch(games, confidence)
+    bots = bot_specs(store, entries)
+    active = [e.id for e in entries if e.active]
+    ratings = Ratings(len(entries))
+    # Games played but not rated yet: rated in index order at a round's end, when every
+    # planned game is played, so ratings never depend on the order games finished in.
+    unrated = {g.index: g for g in store.games()}
+    deals = [0] * len(entries)
+    seen_deals: set[int] = set()
+    for game in store.planned():
+        if game.deal not in seen_deals:
+            seen_deals.add(game.deal)
+            for b in set(game.seats):
+                deals[b] += 1
+    progress = progress if progress is not None else NoProgress()
+    in_batch = store.planned(batch.id)
+    played_before = sum(1 for g in in_batch if g.index in unrated)
+    progress.start(max(batch.games, len(in_batch)), played_before)
+    played = 0
+    outcome = ""
+    try:
+        while True:
+            unplayed = store.unplayed()
+            if unplayed:
+                leader = bots[ratings.leader(active)].name if active else ""
+                for result in _play(store, executor, bots, config, unplayed, progress,
+                                    played_before + played, leader):
+                    unrated[result.index] = result
+                    played += 1
+                continue
+            for index in sorted(unrated):
+                result = unrated[index]
+                ratings.add(result.seats, result.places[:len(result.seats)])
+            unrated.clear()
+            planned = len(store.planned(batch.id))
+            cands = _candidates(entries, ratings, deals)
+            if planned >= batch.games:
+                outcome = "done"
+            elif batch.confidence is not None and confident(cands, batch.confidence):
+                outcome = "confident"
+            if outcome:
+                store.finish_batch(batch, outcome)
+                break
+            _plan_round(store, config, batch, cands, planned, deals)
+    finally:
+        progress.close()
+    return BatchReport(batch.id, len(store.planned(batch.id)), played, outcome, resumed)
+
+
+def _plan_round(store: LeagueStore, config: LeagueConfig, batch: Batch,
+                cands: Sequence[Candidate], planned: int, deals: list[int]) -> None:
+    rounds = {g.round for g in store.planned(batch.id)}
+    round_no = max(rounds) + 1 if rounds else 0
+    try:
+        size, tables = round_tables(config, cands, batch=batch.id, round_no=round_no,
+                                    left=batch.games - planned)
+    except MatchError as err:
+        raise LeagueError(str(err)) from None
+    index, deal = store.next_index()
+    new: list[PlannedGame] = []
+    for table in tables:
+        seed = league_seed(config.seed, deal)
+        for r in range(size):
+            new.append(PlannedGame(index, batch.id, round_no, deal, table[r:] + table[:r],
+                                   seed))
+            index += 1
+        for b in set(table):
+            deals[b] += 1
+        deal += 1
+    store.plan(new)
+
+
+def _play(store: LeagueStore, executor: Executor, bots: Sequence[BotSpec],
+          config: LeagueConfig, games: Sequence[PlannedGame], progress: ProgressView,
+          done: int, leader: str) -> list[StoredGame]:
+    """Play ``games`` (stored as each ends); the finished games, by index."""
+    by_index = {g.index: g for g in games}
+    finished: dict[int, StoredGame] = {}
+
+    def on_finished(outcome: GameOutcome) -> None:
+        game = by_index[outcome.index]
+        store.add(game, outcome)
+        record = outcome.record
+        finished[game.index] = StoredGame(game.index, game.seed, game.seats,
+                                          record["scores"], record["places"],
+                                          record.get("faults", []), outcome.seconds,
+                                          list(outcome.pick_seconds))
+        progress.update(done + len(finished), leader)
+
+    requests = [GameRequest(g.index, g.seats, g.seed) for g in games]
+    executor.run(bots, requests, config.variant, on_finished)
+    return [finished[i] for i in sorted(finished)]
+
+
+def league_ranking(store: LeagueStore, *, history: bool = False) -> Ranking:
+    """The league's leaderboard: active entries ranked, retired ones and old versions apart."""
+    config = store.config()
+    entries = store.entries()
+    planned = {g.index: g for g in store.planned()}
+    stored = store.games()
+    facts = []
+    for game in stored:
+        plan = planned.get(game.index)
+        if plan is None or plan.seats != game.seats or plan.seed != game.seed:
+            raise StoreError(f"{store.path} is damaged (game {game.index} was not planned so)")
+        n = len(game.seats)
+        kinds = tuple((int(f.get("seat", -1)), str(f.get("kind"))) for f in game.faults)
+        facts.append(GameFacts(game.seats, tuple(game.places[:n]), tuple(game.scores[:n]),
+                               kinds, plan.deal))
+    summary = TournamentSummary(config.players, 0, config.seed, "league", None,
+                                config.variant_names, config.move_time)
+    league = LeagueSummary(len(entries), sum(e.active for e in entries), store.batches(),
+                           len(planned) - len(stored))
+    return rank_games([e.label for e in entries], stored, facts, seed=config.seed,
+                      summary=summary, planned=len(planned), history=history,
+                      entries=[EntryInfo(e.version, e.author, e.status) for e in entries],
+                      league=league)
+
+
+def add_files(store: LeagueStore, specs: Sequence[BotSpec], author: str | None
+              ) -> list[tuple[Entry, str]]:
+    """Enter each bot file (its bytes now: later edits change nothing until added again)."""
+    out = []
+    for spec in specs:
+        try:
+            source = Path(spec.path).read_bytes()
+        except OSError as err:
+            raise LeagueError(f"cannot read {spec.path}: {err.strerror}") from None
+        out.append(store.add_entry(spec.name, source, author))
+    return out

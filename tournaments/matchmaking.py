@@ -1,0 +1,199 @@
+"""A league's matchmaking: which entries sit together in the next round's tables.
+
+Pure functions of the ratings so far and a seeded generator, so a round is the same whoever
+computes it. Two phases:
+
+*Placement.* An entry with fewer than :data:`PLACEMENT_DEALS` tables behind it gets a table of
+its own each round, against opponents spread over the whole leaderboard (at evenly spaced
+ranks, shifted at random), so its first games say roughly where it belongs.
+
+*Ordering.* After that, games go where the leaderboard's order is least certain. For each pair
+of neighbours on the leaderboard, the chance that they are in the wrong order is
+``P(wrong) = Phi(-(mu_a - mu_b) / sqrt(sigma_a^2 + sigma_b^2))``: large for close ratings and
+for large sigmas. A table is a window of consecutive entries (``size`` of them, skipping an
+entry whose author already sits there), the window holding the most P(wrong) over its
+neighbour pairs; the chosen pairs' weights are then halved so the next table goes elsewhere.
+Tables of near neighbours are where a game tells the most about the order (their outcome is
+the least predictable), and the neighbour pairs decide every pair: a leaderboard whose
+neighbours are all in the right order is in the right order.
+
+Two entries of one author never share a table (:func:`author_key`).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tournaments.rating import exposed_value
+
+__all__ = ["PLACEMENT_DEALS", "Candidate", "MatchError", "author_key", "choose_tables",
+           "check_field", "confident", "leaderboard", "wrong_order_chance"]
+
+#: Tables (each played in every seat rotation) an entry plays before it is matched by rating.
+PLACEMENT_DEALS = 2
+#: How much a chosen table lowers the weight of its neighbour pairs for the rest of the round.
+DECAY = 0.5
+
+
+class MatchError(ValueError):
+    """No table can be formed; the message says what is missing."""
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """An active entry as matchmaking sees it."""
+
+    id: int
+    author: str | None
+    mu: float
+    sigma: float
+    deals: int          #: tables it has played (or has planned) so far
+
+    @property
+    def rating(self) -> float:
+        return exposed_value(self.mu, self.sigma)
+
+
+def author_key(c: Candidate) -> str:
+    """Entries with the same key never share a table (no author: a key of its own)."""
+    return f"a:{c.author}" if c.author is not None else f"#:{c.id}"
+
+
+def leaderboard(cands: Sequence[Candidate]) -> list[Candidate]:
+    """Best first, as the leaderboard shows them (rating, then mu, then id)."""
+    return sorted(cands, key=lambda c: (-c.rating, -c.mu, c.id))
+
+
+def wrong_order_chance(a: Candidate, b: Candidate) -> float:
+    """The chance that ``a`` (listed above ``b``) is in fact the weaker of the two."""
+    spread = math.sqrt(a.sigma ** 2 + b.sigma ** 2) or 1e-9
+    return 0.5 * math.erfc((a.mu - b.mu) / spread / math.sqrt(2))
+
+
+def confident(cands: Sequence[Candidate], confidence: float) -> bool:
+    """Whether every neighbour pair of the leaderboard is in order with at least
+    ``confidence`` (and every entry is past its placement)."""
+    board = leaderboard(cands)
+    if any(c.deals < PLACEMENT_DEALS for c in board):
+        return False
+    return all(1.0 - wrong_order_chance(a, b) >= confidence
+               for a, b in zip(board, board[1:], strict=False))
+
+
+def check_field(cands: Sequence[Candidate], size: int) -> None:
+    """:class:`MatchError` unless ``size`` entries of different authors exist."""
+    authors = len({author_key(c) for c in cands})
+    if authors < size:
+        raise MatchError(f"{size}-player tables need {size} active entries by different "
+                         f"authors; the league has {authors}")
+
+
+def choose_tables(cands: Sequence[Candidate], size: int, tables: int, rng: random.Random
+                  ) -> list[tuple[int, ...]]:
+    """``tables`` tables of ``size`` entry ids for one round (seat order of the first
+    rotation). :class:`MatchError` if there are not ``size`` authors."""
+    check_field(cands, size)
+    board = leaderboard(cands)
+    uses: Counter[int] = Counter()
+    chosen: list[tuple[int, ...]] = []
+    placing = sorted((c for c in board if c.deals < PLACEMENT_DEALS),
+                     key=lambda c: (c.deals, c.id))
+    for new in placing:
+        if len(chosen) == tables:
+            break
+        if uses[new.id]:
+            continue            # it sits at another placement table of this round already
+        chosen.append(_placement_table(new, board, size, uses, rng))
+    if len(chosen) < tables:
+        chosen.extend(_window_tables(board, size, tables - len(chosen)))
+    out = []
+    for table in chosen:
+        seats = list(table)
+        rng.shuffle(seats)      # who passes to whom; every rotation is played anyway
+        out.append(tuple(seats))
+    return out
+
+
+def _placement_table(new: Candidate, board: Sequence[Candidate], size: int,
+                     uses: Counter[int], rng: random.Random) -> tuple[int, ...]:
+    """``new`` and opponents at evenly spaced places of the leaderboard (placed entries
+    first; other new entries fill in while few are placed)."""
+    placed = [c for c in board if c.deals >= PLACEMENT_DEALS and c.id != new.id]
+    others = [c for c in board if c.deals < PLACEMENT_DEALS and c.id != new.id]
+    table = [new]
+    authors = {author_key(new)}
+
+    def fits(c: Candidate) -> bool:
+        return author_key(c) not in authors
+
+    shift = rng.random()
+    for j in range(size - 1):
+        if not placed:
+            break
+        spot = int((j + shift) / (size - 1) * len(placed))
+        # the nearest fitting entry to that spot, the less used first
+        ring = sorted(range(len(placed)), key=lambda i: (abs(i - spot), uses[placed[i].id], i))
+        pick = next((placed[i] for i in ring if fits(placed[i])), None)
+        if pick is not None:
+            table.append(pick)
+            authors.add(author_key(pick))
+    rest = [c for c in others if fits(c)]
+    rng.shuffle(rest)
+    rest.sort(key=lambda c: uses[c.id] + (1 if c.deals >= PLACEMENT_DEALS else 0))
+    for c in rest + placed:
+        if len(table) == size:
+            break
+        if fits(c) and c not in table:
+            table.append(c)
+            authors.add(author_key(c))
+    uses.update(c.id for c in table)
+    return tuple(c.id for c in table)
+
+
+def _window_tables(board: Sequence[Candidate], size: int, tables: int
+                   ) -> list[tuple[int, ...]]:
+    """Tables of neighbours where the leaderboard's order is least certain."""
+    n = len(board)
+    weight = [wrong_order_chance(a, b) for a, b in zip(board, board[1:], strict=False)]
+    windows = [_window(board, start, size) for start in range(n)]
+    spans = [(start, end, ids) for start, (end, ids) in enumerate(windows) if ids is not None]
+    out: list[tuple[int, ...]] = []
+    prefix = _prefix(weight)
+    for _ in range(tables):
+        best = max(spans, key=lambda s: (prefix[s[1]] - prefix[s[0]], -s[0]))
+        start, end, ids = best
+        out.append(ids)
+        for i in range(start, end):
+            weight[i] *= DECAY
+        prefix = _prefix(weight)
+    return out
+
+
+def _prefix(weight: Sequence[float]) -> list[float]:
+    out = [0.0]
+    for w in weight:
+        out.append(out[-1] + w)
+    return out
+
+
+def _window(board: Sequence[Candidate], start: int, size: int
+            ) -> tuple[int, tuple[int, ...] | None]:
+    """From ``board[start]`` down: ``size`` entries of different authors (``(last index,
+    ids)``), or ``(start, None)`` if the board runs out first."""
+    authors: set[str] = set()
+    ids: list[int] = []
+    i = start
+    while i < len(board) and len(ids) < size:
+        key = author_key(board[i])
+        if key not in authors:
+            authors.add(key)
+            ids.append(board[i].id)
+        i += 1
+    if len(ids) < size:
+        return start, None
+    return i - 1, tuple(ids)
+
