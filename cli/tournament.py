@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import sqlite3
 import sys
@@ -24,7 +23,9 @@ from cli.common import (
     MoveTimeOption,
     SandboxOption,
     VariantOption,
+    cores_here,
     fail,
+    interrupt,
     load_bots,
     memory_value,
     move_time_value,
@@ -72,19 +73,15 @@ def _check_entries(specs: Sequence[BotSpec]) -> None:
             typer.echo(safe_text(f"note: {len(same)} bot files are named {stem}.py: {shown}"))
 
 
-def _stored_seed(out: Path) -> int | None:
-    """The seed of the tournament already in ``out`` (to resume it without --seed), if any."""
+def _stored_config(out: Path) -> TournamentConfig | None:
+    """The tournament already in ``out`` (to resume it without --seed or --cycles), if any."""
     if not (out / DB_NAME).is_file():
         return None
     try:
         with Store.open(out) as store:
-            return store.config().seed
+            return store.config()
     except (StoreError, sqlite3.Error):
         return None
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
 
 
 def _fresh_out() -> Path:
@@ -96,13 +93,6 @@ def _fresh_out() -> Path:
     return path
 
 
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
-
-
 def tournament_command(
     bots: Annotated[list[str] | None, typer.Argument(
         help="Bot files, or directories of bot files. Default: the built-in bots.",
@@ -112,8 +102,9 @@ def tournament_command(
         "Default: 4, or the number of bots when fewer enter.", show_default=False,
             metavar="N")] = None,
     cycles: Annotated[int | None, typer.Option(
-        min=1, help="Complete schedules, each with fresh deals. Default: enough for every "
-        f"bot to play {GAMES_PER_BOT} games.", show_default=False, metavar="N")] = None,
+        min=1, help="Complete schedules, each with fresh deals; more than --out holds extends "
+        "its tournament. Default: as many as --out holds, else enough for every bot to play "
+        f"{GAMES_PER_BOT} games.", show_default=False, metavar="N")] = None,
     seed: Annotated[int | None, typer.Option(
         help="Seed of every deal (and of random tables). Default: drawn at random (and kept "
         "with the results); a seed bots could guess makes the deals guessable.",
@@ -160,12 +151,15 @@ def tournament_command(
     ] = False,
 ) -> None:
     """Play a fair tournament between bots in parallel, rate them with TrueSkill and write
-    ranking tables (resumable: run the same command with the same --out to continue)."""
+    ranking tables (resumable: run the same command with the same --out to continue, or with
+    a larger --cycles to extend a finished tournament)."""
     chosen = variants(variant)
     specs = load_bots(bots or [])
     _check_entries(specs)
-    if seed is None and out is not None:
-        seed = _stored_seed(out)
+    stored = _stored_config(out) if out is not None else None
+    if stored is not None:  # resume the stored tournament (as extended) without the options
+        seed = stored.seed if seed is None else seed
+        cycles = stored.cycles if cycles is None else cycles
     try:
         settings = RunSettings.create(
             specs, players=tuple(players or ()), cycles=cycles, seed=seed, schedule=schedule,
@@ -186,14 +180,14 @@ def tournament_command(
             require_ray(address)
         except RayUnavailable as err:
             fail(safe_text(str(err)))
-    workers = workers or _cores()
+    workers = workers or cores_here()
     out = out if out is not None else _fresh_out()
     options = settings.arena_options(log_dir if log_dir is not None else out / "logs")
     try:
         check_sandbox(options)
     except SandboxUnavailable as err:
         fail(f"{safe_text(str(err))} (use --sandbox none to run bots unsandboxed)")
-    cores = min(cores or _cores(), _cores())
+    cores = min(cores or cores_here(), cores_here())
     runner: Executor
     note = None
     if executor is ExecutorChoice.RAY:
@@ -212,8 +206,12 @@ def _run(settings: RunSettings, config: TournamentConfig, executor: Executor, *,
     store: Store | None = None
     try:
         if not dry_run or (out / DB_NAME).exists():
-            store = Store.open(out, config)
+            store = Store.open(out, config, extend=not dry_run)
         the_plan = plan(config, store, workers)
+        if store is not None and store.extended is not None:
+            old, new = store.extended
+            typer.echo(f"extending: {old} → {new} cycles ({store.count()} games stored, "
+                       f"{len(the_plan.missing)} to play)")
         typer.echo(safe_text(the_plan.summary(workers), multiline=True))
         if dry_run:
             typer.echo(safe_text(the_plan.listing(), multiline=True))
@@ -230,7 +228,7 @@ def _run(settings: RunSettings, config: TournamentConfig, executor: Executor, *,
         setup_logging(out / LOG_NAME, verbose)
         _confirm(the_plan, yes)
         main = threading.current_thread() is threading.main_thread()
-        previous = signal.signal(signal.SIGTERM, _interrupt) if main else None
+        previous = signal.signal(signal.SIGTERM, interrupt) if main else None
         try:
             ranking = play_tournament(settings.bots, store, the_plan, executor, out=out,
                                       records=records, progress=make_progress(quiet=quiet))

@@ -17,6 +17,7 @@ run sandboxed as there. Errors are ``ValueError`` with the command line's one-li
 from __future__ import annotations
 
 import secrets
+import sqlite3
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,11 +27,12 @@ from arena.pool import ArenaOptions, BotPool, resolve_bots
 from arena.sandbox import SandboxMode
 from arena.slots import usable_cores
 from engine import parse_variants
+from tournaments.config import TournamentConfig
 from tournaments.progress import NoProgress
 from tournaments.ranking import Ranking
 from tournaments.runner import LocalExecutor
 from tournaments.settings import RunSettings
-from tournaments.store import Store
+from tournaments.store import DB_NAME, Store, StoreError
 from tournaments.tournament import plan, play_tournament
 
 __all__ = ["play_game", "run_tournament"]
@@ -57,8 +59,13 @@ def run_tournament(bots: Sequence[str | Path] = (), *, players: Sequence[int] | 
 
     Defaults as ``arena tournament``: the built-in bots, tables of min(4, bots) seats, enough
     cycles for 100 games per bot, a random seed. With ``out`` the tournament is stored there
-    (and resumed if it is already); without it, in a temporary folder that is removed.
+    (and resumed if it is already: ``cycles`` and ``seed`` left None are the stored ones, and a
+    larger ``cycles`` extends it); without it, in a temporary folder that is removed.
     """
+    stored = _stored_config(Path(out)) if out is not None else None
+    if stored is not None:
+        seed = stored.seed if seed is None else seed
+        cycles = stored.cycles if cycles is None else cycles
     settings = RunSettings.create(
         resolve_bots([str(b) for b in bots]), players=tuple(players or ()), cycles=cycles,
         seed=seed, variant=parse_variants(variant), move_time=move_time,
@@ -73,3 +80,14 @@ def run_tournament(bots: Sequence[str | Path] = (), *, players: Sequence[int] | 
             the_plan = plan(config, store, workers)
             return play_tournament(settings.bots, store, the_plan, executor, out=folder,
                                    progress=NoProgress())
+
+
+def _stored_config(folder: Path) -> TournamentConfig | None:
+    """The tournament already stored in ``folder``, if any (a bad one is refused later)."""
+    if not (folder / DB_NAME).is_file():
+        return None
+    try:
+        with Store.open(folder) as store:
+            return store.config()
+    except (StoreError, sqlite3.Error):
+        return None

@@ -1,7 +1,10 @@
 """What makes a tournament itself: its bots (with file hashes), seed, table sizes and options.
 
 The identity is stored with the games; a later run may only add games to a database whose
-identity is its own, so results of different tournaments are never mixed.
+identity is its own, so results of different tournaments are never mixed. The one exception is
+a larger ``cycles``: a schedule of c cycles is an exact prefix of one of more cycles (games go
+cycle by cycle, deals depend only on the seed and the table's place), so a tournament can be
+extended without touching its stored games (:func:`cycles_change`).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from typing import Any
 from engine import Rules, Variant, parse_variants
 from tournaments.schedule import ScheduledGame, ScheduleKind, build_schedule
 
-__all__ = ["BotEntry", "TournamentConfig", "file_sha256", "identity_mismatch"]
+__all__ = ["BotEntry", "TournamentConfig", "cycles_change", "file_sha256", "identity_mismatch"]
 
 
 def file_sha256(path: Path) -> str:
@@ -130,3 +133,15 @@ def identity_mismatch(stored: Mapping[str, Any], wanted: Mapping[str, Any]) -> s
     if extra:
         return f"stored fields differ: {', '.join(sorted(extra))}"
     return None
+
+
+def cycles_change(stored: Mapping[str, Any], wanted: Mapping[str, Any]) -> tuple[int, int] | None:
+    """``(stored cycles, wanted cycles)`` when two identities' cycles differ, else None.
+
+    Only the cycles differing is no different tournament (more extend it, fewer would drop
+    games): compare the rest with :func:`identity_mismatch` and ``wanted`` given the stored
+    cycles."""
+    old, new = stored.get("cycles"), wanted.get("cycles")
+    if old == new or not isinstance(old, int) or not isinstance(new, int):
+        return None
+    return old, new

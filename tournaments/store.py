@@ -2,7 +2,8 @@
 
 Every finished game is its own transaction (WAL journal), so killing the run at any moment loses
 only games still in flight. The tournament's identity is stored first; opening the database for
-a different tournament, or a file that is not such a database, raises :class:`StoreError`.
+a different tournament, or a file that is not such a database, raises :class:`StoreError`. A
+larger number of cycles is not a different tournament: the stored one is extended to it.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from tournaments.config import TournamentConfig, identity_mismatch
+from tournaments.config import TournamentConfig, cycles_change, identity_mismatch
 from tournaments.games import GameOutcome
 from tournaments.schedule import ScheduledGame
 
@@ -92,13 +93,19 @@ class Store:
         self._conn = conn
         self.path = path
         self._lock: TextIO | None = None
+        #: ``(stored cycles, wanted cycles)`` when opening extended the tournament, else None.
+        self.extended: tuple[int, int] | None = None
 
     # ------------------------------------------------------------------ opening
     @classmethod
-    def open(cls, directory: Path, config: TournamentConfig | None = None) -> Store:
+    def open(cls, directory: Path, config: TournamentConfig | None = None, *,
+             extend: bool = True) -> Store:
         """Open ``directory``'s database: created for ``config`` if absent, else checked.
 
-        With ``config`` None the database must exist (for re-exporting rankings).
+        With ``config`` None the database must exist (for re-exporting rankings). A stored
+        tournament that differs from ``config`` only by fewer cycles is extended to
+        ``config``'s (see :attr:`extended`); with ``extend`` False (a dry run) that is only
+        checked, not written.
         """
         path = directory / DB_NAME
         if directory.exists() and not directory.is_dir():
@@ -124,7 +131,7 @@ class Store:
         store = cls(conn, path)
         store._lock = lock
         try:
-            store._prepare(config)
+            store._prepare(config, extend)
         except sqlite3.DatabaseError as err:
             store.close()
             raise StoreError(f"{path} is damaged or not a tournament database ({err})") from None
@@ -133,7 +140,7 @@ class Store:
             raise
         return store
 
-    def _prepare(self, config: TournamentConfig | None) -> None:
+    def _prepare(self, config: TournamentConfig | None, extend: bool = True) -> None:
         conn = self._conn
         tables = {row[0] for row in conn.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -159,12 +166,34 @@ class Store:
                     conn.execute("ALTER TABLE games ADD COLUMN timing TEXT NOT NULL "
                                  "DEFAULT '[]'")
             if config is not None:
-                mismatch = identity_mismatch(self.identity(), config.identity())
-                if mismatch:
-                    raise StoreError(
-                        f"{self.path.parent} holds a different tournament ({mismatch}); "
-                        "choose another --out or repeat the original options")
+                self._match(config, extend)
         conn.execute("PRAGMA synchronous = NORMAL")
+
+    def _match(self, config: TournamentConfig, extend: bool) -> None:
+        """Refuse a different tournament; extend the stored one to more cycles."""
+        stored, wanted = self.identity(), config.identity()
+        change = cycles_change(stored, wanted)
+        mismatch = identity_mismatch(
+            stored, wanted if change is None else {**wanted, "cycles": change[0]})
+        if mismatch:
+            raise StoreError(
+                f"{self.path.parent} holds a different tournament ({mismatch}); "
+                "choose another --out or repeat the original options")
+        if change is None:
+            return
+        old, new = change
+        if new < old:
+            raise StoreError(
+                f"{self.path.parent} holds {old} cycles already; --cycles {new} would drop "
+                f"games (use --cycles {old} or more, or another --out)")
+        if extend:  # the schedule of `old` cycles is a prefix of the new one: games stay valid
+            with self._conn as conn:
+                conn.execute("BEGIN")
+                conn.executemany("UPDATE meta SET value = ? WHERE key = ?", [
+                    (config.identity_json(), "identity"),
+                    (str(len(config.build())), "planned"),
+                ])
+        self.extended = change
 
     def _check(self, tables: set[str]) -> None:
         missing = {"meta", "games"} - tables

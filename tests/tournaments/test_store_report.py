@@ -38,7 +38,7 @@ def test_store_round_trip_and_resume(tmp_path):
 
 @pytest.mark.parametrize(("change", "message"), [
     ({"seed": 5}, "--seed is 4 there, 5 here"),
-    ({"cycles": 3}, "--cycles is 2 there, 3 here"),
+    ({"seed": 5, "cycles": 3}, "--seed is 4 there, 5 here"),   # more cycles extend, not this
     ({"players": (3,)}, "--players is 4 there, 3 here"),
     ({"move_time": 0.5}, "--move-time"),
     ({"variant": (Variant.SOY_SAUCE,)}, "--variant"),
