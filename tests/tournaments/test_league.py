@@ -1,0 +1,261 @@
+"""Leagues in-process (fake bots): versions, batches, resume after a kill anywhere, the same
+games for any worker count, authors apart, placement and the confidence stop."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from arena.pool import ArenaOptions, BotSpec
+from tests.tournaments.fake_pool import FakePool, FakeResult, fake_pool
+from tournaments.games import GameOutcome, GameRequest, OnFinished
+from tournaments.league import LeagueError, add_files, league_ranking, play_batch
+from tournaments.league_store import LeagueConfig, LeagueStore
+from tournaments.matchmaking import PLACEMENT_DEALS, wrong_order_chance
+from tournaments.ranking import ranking_json
+from tournaments.runner import LocalExecutor
+
+OPTIONS = ArenaOptions()
+
+
+def local(workers: int = 1, factory=fake_pool) -> LocalExecutor:
+    return LocalExecutor(OPTIONS, workers, pool_factory=factory)
+
+
+def league(tmp_path: Path, name: str, bots: dict[str, str | None], *, players=(4,),
+           seed: int = 3) -> LeagueStore:
+    """A new league with one entry per name (``{name: author}``); each file's content is
+    its name, so every entry is a different file."""
+    store = LeagueStore.create(tmp_path / name, LeagueConfig(players=tuple(players), seed=seed))
+    folder = tmp_path / f"{name}-files"
+    folder.mkdir()
+    for bot, author in bots.items():
+        path = folder / f"{bot}.py"
+        path.write_text(f"# {bot}\n")
+        add_files(store, [BotSpec(bot, path)], author)
+    return store
+
+
+def planned(store: LeagueStore) -> list[tuple[int, int, int, tuple[int, ...], int]]:
+    return [(g.index, g.round, g.deal, g.seats, g.seed) for g in store.planned()]
+
+
+FIELD = {"alpha": None, "beta": None, "first": None, "faulty": None, "gamma": None,
+         "delta": None}
+
+
+def test_versions_retire_and_the_leaderboard(tmp_path):
+    store = league(tmp_path, "lg", FIELD)
+    play_batch(store, local(), games=24)
+    changed = tmp_path / "alpha.py"
+    changed.write_text("# alpha, version 2\n")
+    entry, what = store.add_entry("alpha", changed.read_bytes(), "ann")
+    assert (what, entry.version, entry.author) == ("version", 2, "ann")
+    assert store.add_entry("alpha", changed.read_bytes(), None)[1] == "unchanged"
+    assert store.retire("beta").status == "retired"
+    with pytest.raises(ValueError, match="retired already"):
+        store.retire("beta")
+    with pytest.raises(KeyError):
+        store.retire("nobody")
+    play_batch(store, local(), games=24)
+    ranking = ranking_json_of(store)
+    active = {row["name"]: row for row in ranking["bots"]}
+    retired = {row["name"]: row for row in ranking["retired"]}
+    assert set(active) == {"alpha", "first", "faulty", "gamma", "delta"}
+    assert set(retired) == {"alpha@v1", "beta"}
+    assert retired["alpha@v1"]["status"] == "replaced" and retired["alpha@v1"]["version"] == 1
+    assert retired["beta"]["status"] == "retired"
+    assert retired["alpha@v1"]["games"] > 0            # its games stay in the history
+    assert active["alpha"]["version"] == 2 and active["alpha"]["author"] == "ann"
+    assert [row["rank"] for row in ranking["bots"]] == [1, 2, 3, 4, 5]
+    assert ranking["league"] == {"entries": 7, "active": 5, "batches": 2, "pending": 0}
+    # Games after the change seat only active entries.
+    second = [g for g in store.planned() if g.batch == 2]
+    old = {e.id for e in store.entries() if not e.active}
+    assert second and not any(set(g.seats) & old for g in second)
+    # The same content back under its name: on the leaderboard again.
+    assert store.add_entry("beta", (tmp_path / "lg-files" / "beta.py").read_bytes(),
+                           None)[1] == "back"
+    store.close()
+
+
+def ranking_json_of(store: LeagueStore) -> dict:
+    return json.loads(ranking_json(league_ranking(store)))
+
+
+def test_every_table_is_whole_in_every_rotation_and_the_batch_is_whole_tables(tmp_path):
+    store = league(tmp_path, "lg", FIELD, players=(3, 4))
+    report = play_batch(store, local(), games=30)
+    assert report.outcome == "done" and report.played == report.games >= 30
+    deals: dict[int, list[tuple[int, ...]]] = {}
+    for g in store.planned():
+        deals.setdefault(g.deal, []).append(g.seats)
+    for seatings in deals.values():
+        size = len(seatings[0])
+        assert len(seatings) == size and len(set(seatings[0])) == size
+        assert seatings == [seatings[0][r:] + seatings[0][:r] for r in range(size)]
+    assert {len(s[0]) for s in deals.values()} == {3, 4}     # rounds take turns
+    store.close()
+
+
+class Killed(Exception):
+    pass
+
+
+class KillAfter:
+    """An executor that plays games for real and dies after ``n`` have finished."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.inner = local()
+
+    def run(self, bots, requests, variant, on_finished: OnFinished) -> None:
+        def counted(outcome: GameOutcome) -> None:
+            if self.n == 0:
+                raise Killed
+            self.n -= 1
+            on_finished(outcome)
+
+        self.inner.run(bots, requests, variant, counted)
+
+
+@pytest.mark.parametrize("kill_after", [0, 1, 5, 6, 11, 20, 37])
+def test_a_batch_killed_anywhere_resumes_with_the_same_games(tmp_path, kill_after):
+    whole = league(tmp_path, "whole", FIELD)
+    play_batch(whole, local(), games=40)
+    killed = league(tmp_path, "killed", FIELD)
+    with pytest.raises(Killed):
+        play_batch(killed, KillAfter(kill_after), games=40)
+    assert killed.count() == kill_after
+    report = play_batch(killed, local(2), games=999)     # a new --games is not used
+    assert report.resumed and report.played == 40 - kill_after
+    assert killed.open_batch() is None
+    assert planned(killed) == planned(whole)
+    assert ranking_json(league_ranking(killed)) == ranking_json(league_ranking(whole))
+    # ... and the run after that starts a new batch.
+    assert not play_batch(killed, local(), games=8).resumed
+    whole.close()
+    killed.close()
+
+
+def test_the_same_commands_give_the_same_games_for_any_worker_count(tmp_path):
+    texts, plans = [], []
+    for workers in (1, 3):
+        store = league(tmp_path, f"w{workers}", FIELD)
+        play_batch(store, local(workers), games=36)
+        store.add_entry("late", b"# late\n", None)
+        play_batch(store, local(workers), games=36)
+        texts.append(ranking_json(league_ranking(store)))
+        plans.append(planned(store))
+        store.close()
+    assert texts[0] == texts[1] and plans[0] == plans[1]
+
+
+def test_a_new_entry_plays_placement_tables_first(tmp_path):
+    store = league(tmp_path, "lg", FIELD)
+    play_batch(store, local(), games=48)
+    late, _ = store.add_entry("late", b"# late\n", None)
+    play_batch(store, local(), games=16)
+    batch = [g for g in store.planned() if g.batch == 2]
+    first_round = [g for g in batch if g.round == 0]
+    assert any(late.id in g.seats for g in first_round)
+    assert len({g.deal for g in batch if late.id in g.seats}) >= PLACEMENT_DEALS
+    store.close()
+
+
+def test_two_entries_of_one_author_never_share_a_table(tmp_path):
+    bots = {f"b{i}": ("ann" if i < 4 else "bob" if i < 7 else None) for i in range(10)}
+    store = league(tmp_path, "lg", bots, players=(3, 4))
+    play_batch(store, local(), games=120)
+    author = {e.id: e.author for e in store.entries()}
+    for g in store.planned():
+        named = [author[b] for b in g.seats if author[b] is not None]
+        assert len(named) == len(set(named)), g
+    store.close()
+
+
+def test_too_few_authors_for_a_table_is_a_clear_error(tmp_path):
+    store = league(tmp_path, "lg", {"a": "ann", "b": "ann", "c": None, "d": None})
+    with pytest.raises(LeagueError, match="4-player tables need 4 active entries by "
+                                          "different authors; the league has 3"):
+        play_batch(store, local(), games=8)
+    assert store.batches() == 0            # nothing recorded
+    store.close()
+
+
+class StrengthPool(FakePool):
+    """Places by strength (the number in the name, ``s7`` beats ``s3``) plus noise."""
+
+    def play(self, bots, seed, variant=()):
+        result = super().play(bots, seed, variant)
+        rng = random.Random(seed * 7919 + sum(map(ord, "".join(b.name for b in bots))))
+        perf = [int(b.name[1:]) + rng.gauss(0, 1.0) for b in bots]
+        order = sorted(range(len(bots)), key=lambda s: -perf[s])
+        places = [0] * len(bots)
+        for place, seat in enumerate(order, 1):
+            places[seat] = place
+        record = dict(result.record, places=places)
+        return FakeResult(record, result.seconds, result.pick_seconds)
+
+
+def strength_pool(options, slots=None):
+    return StrengthPool(options)
+
+
+def test_until_confident_stops_once_neighbours_are_ordered(tmp_path):
+    store = league(tmp_path, "lg", {f"s{k}": None for k in (0, 3, 6, 9, 12)})
+    report = play_batch(store, local(factory=strength_pool), games=2000, confidence=0.9)
+    assert report.outcome == "confident" and report.games < 2000
+    ranking = league_ranking(store)
+    assert [row.name for row in ranking.bots] == ["s12", "s9", "s6", "s3", "s0"]
+    rows = ranking.bots
+    for a, b in zip(rows, rows[1:], strict=False):
+        chance = wrong_order_chance(_cand(a), _cand(b))
+        assert chance <= 0.1
+    # Confident already: the next batch plays nothing.
+    again = play_batch(store, local(factory=strength_pool), games=100, confidence=0.9)
+    assert again.outcome == "confident" and again.played == 0
+    store.close()
+
+
+def _cand(row):
+    from tournaments.matchmaking import Candidate
+
+    return Candidate(0, None, row.mu, row.sigma, PLACEMENT_DEALS)
+
+
+def test_a_league_folder_is_new_or_refused(tmp_path):
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "notes.txt").write_text("mine")
+    from tournaments.store import StoreError
+
+    with pytest.raises(StoreError, match="holds other files"):
+        LeagueStore.create(tmp_path / "full", LeagueConfig())
+    LeagueStore.create(tmp_path / "lg", LeagueConfig()).close()
+    with pytest.raises(StoreError, match="holds a league already"):
+        LeagueStore.create(tmp_path / "lg", LeagueConfig())
+    with (pytest.raises(StoreError, match="another run is using"),
+          LeagueStore.open(tmp_path / "lg", write=True)):
+        LeagueStore.open(tmp_path / "lg", write=True)
+    with pytest.raises(StoreError, match="holds no league"):
+        LeagueStore.open(tmp_path / "full")
+
+
+def test_requests_name_the_leagues_own_copies(tmp_path):
+    store = league(tmp_path, "lg", FIELD)
+    seen: list[list[BotSpec]] = []
+
+    class Recording:
+        def run(self, bots, requests: list[GameRequest], variant, on_finished) -> None:
+            seen.append(list(bots))
+            local().run(bots, requests, variant, on_finished)
+
+    (tmp_path / "lg-files" / "alpha.py").write_text("# edited after it was added\n")
+    play_batch(store, Recording(), games=8)
+    for spec in seen[0]:
+        assert spec.path.parent == tmp_path / "lg" / "bots"
+        assert spec.path.read_text() == f"# {spec.name}\n"    # the copy, not the edit
+    store.close()
