@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from arena.game import GameResult, SeatTiming
 from arena.pool import BotSpec
 from engine import Variant
 from tournaments.schedule import ScheduledGame
 
-__all__ = ["GameRequest", "GameOutcome", "GamePool", "Executor", "OnFinished", "RunError",
-           "play_one"]
+__all__ = ["GameRequest", "GameOutcome", "GamePool", "Executor", "OnFinished", "Rounds",
+           "RunError", "SessionExecutor", "play_one", "rounds"]
 
 
 class RunError(RuntimeError):
@@ -71,6 +71,49 @@ class Executor(Protocol):
         """Play every request (bots by index into ``bots``), handing each outcome to
         ``on_finished`` as it arrives. Raises :class:`RunError` if a game cannot be played;
         ``KeyboardInterrupt`` stops the games in flight and propagates."""
+
+
+class Rounds(Protocol):
+    """Plays a league's rounds one after another on the same bots (see :func:`rounds`)."""
+
+    def run(self, requests: Sequence[GameRequest], on_finished: OnFinished) -> None: ...
+
+    def __enter__(self) -> Rounds: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+
+@runtime_checkable
+class SessionExecutor(Protocol):
+    """An executor that can keep its workers between calls
+    (:meth:`tournaments.runner.LocalExecutor.session`)."""
+
+    def session(self, bots: Sequence[BotSpec], variant: Sequence[Variant]) -> Rounds: ...
+
+
+class _EachCall:
+    """Rounds on an executor without sessions: one :meth:`Executor.run` per round."""
+
+    def __init__(self, executor: Executor, bots: Sequence[BotSpec],
+                 variant: Sequence[Variant]) -> None:
+        self.executor, self.bots, self.variant = executor, bots, variant
+
+    def run(self, requests: Sequence[GameRequest], on_finished: OnFinished) -> None:
+        self.executor.run(self.bots, requests, self.variant, on_finished)
+
+    def __enter__(self) -> _EachCall:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
+def rounds(executor: Executor, bots: Sequence[BotSpec], variant: Sequence[Variant]) -> Rounds:
+    """Round after round on ``executor``: its session when it has one (workers stay up
+    between rounds), else one :meth:`Executor.run` per round."""
+    if isinstance(executor, SessionExecutor):
+        return executor.session(bots, variant)
+    return _EachCall(executor, bots, variant)
 
 
 def play_one(pool: GamePool, bots: Sequence[BotSpec], request: GameRequest,

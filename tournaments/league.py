@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.pool import BotSpec
-from tournaments.games import Executor, GameOutcome, GameRequest
+from tournaments.games import Executor, GameOutcome, GameRequest, Rounds, rounds
 from tournaments.league_store import Batch, Entry, LeagueConfig, LeagueStore, PlannedGame
 from tournaments.matchmaking import Candidate, MatchError, check_field, choose_tables, confident
 from tournaments.progress import NoProgress, ProgressView
@@ -124,29 +124,30 @@ def play_batch(store: LeagueStore, executor: Executor, *, games: int,
     played = 0
     outcome = ""
     try:
-        while True:
-            unplayed = store.unplayed()
-            if unplayed:
-                leader = bots[ratings.leader(active)].name if active else ""
-                for result in _play(store, executor, bots, config, unplayed, progress,
-                                    played_before + played, leader):
-                    unrated[result.index] = result
-                    played += 1
-                continue
-            for index in sorted(unrated):
-                result = unrated[index]
-                ratings.add(result.seats, result.places[:len(result.seats)])
-            unrated.clear()
-            planned = len(store.planned(batch.id))
-            cands = _candidates(entries, ratings, deals)
-            if planned >= batch.games:
-                outcome = "done"
-            elif batch.confidence is not None and confident(cands, batch.confidence):
-                outcome = "confident"
-            if outcome:
-                store.finish_batch(batch, outcome)
-                break
-            _plan_round(store, config, batch, cands, planned, deals)
+        with rounds(executor, bots, config.variant) as session:
+            while True:
+                unplayed = store.unplayed()
+                if unplayed:
+                    leader = bots[ratings.leader(active)].name if active else ""
+                    for result in _play(store, session, bots, unplayed, progress,
+                                        played_before + played, leader):
+                        unrated[result.index] = result
+                        played += 1
+                    continue
+                for index in sorted(unrated):
+                    result = unrated[index]
+                    ratings.add(result.seats, result.places[:len(result.seats)])
+                unrated.clear()
+                planned = len(store.planned(batch.id))
+                cands = _candidates(entries, ratings, deals)
+                if planned >= batch.games:
+                    outcome = "done"
+                elif batch.confidence is not None and confident(cands, batch.confidence):
+                    outcome = "confident"
+                if outcome:
+                    store.finish_batch(batch, outcome)
+                    break
+                _plan_round(store, config, batch, cands, planned, deals)
     finally:
         progress.close()
     return BatchReport(batch.id, len(store.planned(batch.id)), played, outcome, resumed)
@@ -154,8 +155,8 @@ def play_batch(store: LeagueStore, executor: Executor, *, games: int,
 
 def _plan_round(store: LeagueStore, config: LeagueConfig, batch: Batch,
                 cands: Sequence[Candidate], planned: int, deals: list[int]) -> None:
-    rounds = {g.round for g in store.planned(batch.id)}
-    round_no = max(rounds) + 1 if rounds else 0
+    earlier = {g.round for g in store.planned(batch.id)}
+    round_no = max(earlier) + 1 if earlier else 0
     try:
         size, tables = round_tables(config, cands, batch=batch.id, round_no=round_no,
                                     left=batch.games - planned)
@@ -175,9 +176,9 @@ def _plan_round(store: LeagueStore, config: LeagueConfig, batch: Batch,
     store.plan(new)
 
 
-def _play(store: LeagueStore, executor: Executor, bots: Sequence[BotSpec],
-          config: LeagueConfig, games: Sequence[PlannedGame], progress: ProgressView,
-          done: int, leader: str) -> list[StoredGame]:
+def _play(store: LeagueStore, session: Rounds, bots: Sequence[BotSpec],
+          games: Sequence[PlannedGame], progress: ProgressView, done: int, leader: str
+          ) -> list[StoredGame]:
     """Play ``games`` (stored as each ends); the finished games, by index."""
     by_index = {g.index: g for g in games}
     finished: dict[int, StoredGame] = {}
@@ -193,7 +194,7 @@ def _play(store: LeagueStore, executor: Executor, bots: Sequence[BotSpec],
         progress.update(done + len(finished), leader)
 
     requests = [GameRequest(g.index, g.seats, g.seed) for g in games]
-    executor.run(bots, requests, config.variant, on_finished)
+    session.run(requests, on_finished)
     return [finished[i] for i in sorted(finished)]
 
 

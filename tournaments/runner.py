@@ -122,46 +122,93 @@ class LocalExecutor:
         """See :class:`tournaments.games.Executor`."""
         if not requests:
             return
-        workers = max(1, min(self.workers, len(requests)))
+        with _Session(self, bots, variant, max(1, min(self.workers, len(requests)))) as session:
+            session.run(requests, on_finished)
+
+    def session(self, bots: Sequence[BotSpec], variant: Sequence[Variant]) -> _Session:
+        """Worker processes kept between :meth:`_Session.run` calls (a league's rounds), so
+        each round does not pay for starting them; close it (or use ``with``) when done."""
+        return _Session(self, bots, variant, self.workers)
+
+
+class _Session:
+    """``workers`` worker processes, started at the first :meth:`run`, fed round by round."""
+
+    def __init__(self, executor: LocalExecutor, bots: Sequence[BotSpec],
+                 variant: Sequence[Variant], workers: int) -> None:
+        self.executor = executor
+        self.bots = list(bots)
+        self.variant = tuple(variant)
+        self.workers = workers
+        self.procs: list[ForkServerProcess] = []
+
+    def __enter__(self) -> _Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close(graceful=exc[0] is None)
+
+    def _start(self) -> None:
         # The workers' interpreters must not import from the current folder: a bot file named
         # random.py there would replace the standard module in the arena itself.
         os.environ["PYTHONSAFEPATH"] = "1"
         ctx = mp.get_context("forkserver")
         ctx.set_forkserver_preload(["tournaments.runner", "arena.pool", "engine"])
-        tasks: Queue[GameRequest | None] = ctx.Queue()
-        results: Queue[_Message] = ctx.Queue()
-        stop = ctx.Event()
-        slots = ctx.Semaphore(self.cores or usable_cores())
-        for request in requests:
-            tasks.put(request)
-        for _ in range(workers):
-            tasks.put(None)
-        procs = [ctx.Process(target=_worker, name=f"tournament-worker-{i}",
-                             args=(list(bots), self.options, tuple(variant), tasks, results,
-                                   stop, self.pool_factory, self.log_file, slots))
-                 for i in range(workers)]
-        pending = {request.index for request in requests}
+        self.tasks: Queue[GameRequest | None] = ctx.Queue()
+        self.results: Queue[_Message] = ctx.Queue()
+        self.stop = ctx.Event()
+        ex = self.executor
+        # Kept for the session's life: a child opens it by name, after start() returns.
+        self.slots = slots = ctx.Semaphore(ex.cores or usable_cores())
+        self.procs = [ctx.Process(target=_worker, name=f"tournament-worker-{i}",
+                                  args=(self.bots, ex.options, self.variant, self.tasks,
+                                        self.results, self.stop, ex.pool_factory,
+                                        ex.log_file, slots))
+                      for i in range(self.workers)]
+        for p in self.procs:
+            p.start()
+
+    def run(self, requests: Sequence[GameRequest], on_finished: OnFinished) -> None:
+        """Play ``requests`` (see :meth:`tournaments.games.Executor.run`); on any error the
+        session is closed."""
+        if not requests:
+            return
         try:
-            for p in procs:
-                p.start()
-            while pending:
-                try:
-                    done, error = results.get(timeout=_POLL_SECONDS)
-                except queue.Empty:
-                    if not any(p.is_alive() for p in procs):
-                        raise RunError(f"the worker processes ended with {len(pending)} games "
-                                       "unplayed; run the same command again to resume"
-                                       ) from None
-                    continue
-                if not isinstance(done, GameOutcome):
-                    where = "" if done is None else f"game {done + 1}: "
-                    raise RunError(f"{where}{error}")
-                pending.discard(done.index)
-                on_finished(done)
+            if not self.procs:
+                self._start()
+            for request in requests:
+                self.tasks.put(request)
+            self._collect({request.index for request in requests}, on_finished)
+        except BaseException:
+            self.close(graceful=False)
+            raise
+
+    def _collect(self, pending: set[int], on_finished: OnFinished) -> None:
+        while pending:
+            try:
+                done, error = self.results.get(timeout=_POLL_SECONDS)
+            except queue.Empty:
+                if not any(p.is_alive() for p in self.procs):
+                    raise RunError(f"the worker processes ended with {len(pending)} games "
+                                   "unplayed; run the same command again to resume") from None
+                continue
+            if not isinstance(done, GameOutcome):
+                where = "" if done is None else f"game {done + 1}: "
+                raise RunError(f"{where}{error}")
+            pending.discard(done.index)
+            on_finished(done)
+
+    def close(self, *, graceful: bool = True) -> None:
+        """Stop the workers (``graceful``: let them finish and close their pools first)."""
+        if not self.procs:
+            return
+        procs, self.procs = self.procs, []
+        if graceful:
+            for _ in procs:
+                self.tasks.put(None)
             for p in procs:
                 p.join(timeout=30)
-        finally:
-            _stop(procs, stop)
-            for q in (tasks, results):
-                q.cancel_join_thread()
-                q.close()
+        _stop(procs, self.stop)
+        for q in (self.tasks, self.results):
+            q.cancel_join_thread()
+            q.close()
