@@ -1,0 +1,1 @@
+"""arena serve: a competition server on a league (submissions, validation, live leaderboard)."""

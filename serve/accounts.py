@@ -1,0 +1,138 @@
+"""Who may do what on the server: the organiser, participants and their tokens, submissions.
+
+Kept in the league's own database (tables ``participants`` and ``submissions``, and the
+organiser's token hash in ``meta``). Only a SHA-256 hash of each token is stored; a token is
+shown once, when it is made. Tokens are 32 random bytes (URL-safe text), so a hash without a
+salt is enough: nobody can guess one to try against a leaked hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+import sqlite3
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from tournaments.league_store import DB_NAME
+
+__all__ = ["Accounts", "AccountError", "NAME_PATTERN", "Who"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS participants (
+    name TEXT PRIMARY KEY,
+    token_sha256 TEXT NOT NULL UNIQUE,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS submissions (
+    id INTEGER PRIMARY KEY,
+    participant TEXT NOT NULL,
+    at TEXT NOT NULL,
+    bot TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    ok INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS submissions_by ON submissions (participant, at);
+"""
+
+#: Participant and bot names: short, plain, safe in a URL and a file name.
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
+
+
+class AccountError(ValueError):
+    """A bad name or a name taken; the message is for the client."""
+
+
+@dataclass(frozen=True, slots=True)
+class Who:
+    """The holder of a token."""
+
+    role: str               #: "organiser" or "participant"
+    name: str               #: the participant's name ("" for the organiser)
+
+    @property
+    def organiser(self) -> bool:
+        return self.role == "organiser"
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Accounts:
+    """The server's accounts, on a connection of its own to ``DIR/league.db``."""
+
+    def __init__(self, directory: Path) -> None:
+        self._conn = sqlite3.connect(directory / DB_NAME, timeout=30, check_same_thread=False)
+        self._conn.execute("PRAGMA journal_mode = WAL")
+        with self._conn:
+            self._conn.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        self._conn.close()
+
+    # ------------------------------------------------------------------ tokens
+    def ensure_organiser(self) -> str | None:
+        """Make the organiser's token on the first start: the token (shown once), else None."""
+        row = self._conn.execute(
+            "SELECT value FROM meta WHERE key = 'organiser_token_sha256'").fetchone()
+        if row is not None:
+            return None
+        token = secrets.token_urlsafe(32)
+        with self._conn:
+            self._conn.execute("INSERT INTO meta (key, value) VALUES "
+                               "('organiser_token_sha256', ?)", (_hash(token),))
+        return token
+
+    def who(self, token: str) -> Who | None:
+        """The holder of ``token``, or None."""
+        if not token or len(token) > 200:
+            return None
+        digest = _hash(token)
+        row = self._conn.execute(
+            "SELECT value FROM meta WHERE key = 'organiser_token_sha256'").fetchone()
+        if row is not None and hmac.compare_digest(row[0], digest):
+            return Who("organiser", "")
+        found = self._conn.execute("SELECT name FROM participants WHERE token_sha256 = ?",
+                                   (digest,)).fetchone()
+        return Who("participant", found[0]) if found else None
+
+    def add_participant(self, name: str) -> str:
+        """A new participant's token (shown once); :class:`AccountError` if the name is bad
+        or taken."""
+        if not NAME_PATTERN.fullmatch(name):
+            raise AccountError("a participant's name is 1-40 letters, digits, '_', '-' or '.', "
+                               "starting with a letter or digit")
+        token = secrets.token_urlsafe(32)
+        try:
+            with self._conn:
+                self._conn.execute("INSERT INTO participants (name, token_sha256, created_at) "
+                                   "VALUES (?, ?, ?)", (name, _hash(token), _now().isoformat()))
+        except sqlite3.IntegrityError:
+            raise AccountError(f"the participant {name} exists already") from None
+        return token
+
+    def participants(self) -> list[str]:
+        return [row[0] for row in self._conn.execute(
+            "SELECT name FROM participants ORDER BY name")]
+
+    # ------------------------------------------------------------------ submissions
+    def submissions_since(self, name: str, seconds: float) -> int:
+        """How many bots ``name`` submitted in the last ``seconds``."""
+        since = (_now() - timedelta(seconds=seconds)).isoformat()
+        return int(self._conn.execute(
+            "SELECT COUNT(*) FROM submissions WHERE participant = ? AND at >= ?",
+            (name, since)).fetchone()[0])
+
+    def record_submission(self, name: str, bot: str, sha256: str, ok: bool) -> None:
+        with self._conn:
+            self._conn.execute("INSERT INTO submissions (participant, at, bot, sha256, ok) "
+                               "VALUES (?, ?, ?, ?, ?)",
+                               (name, _now().isoformat(), bot, sha256, int(ok)))

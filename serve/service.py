@@ -1,0 +1,253 @@
+"""What the server does, apart from HTTP: submissions (checked, validated in the sandbox, entered
+in the league), retirements, the leaderboard, and the games played in the background.
+
+Games are played by a child process (:func:`play_forever`) that holds the league's writer lock
+and runs :func:`tournaments.league.play_batch` batch after batch, each on the entries of the
+moment. It dies with the server (``PR_SET_PDEATHSIG``), even after a SIGKILL; whatever it
+stored stays, and the next start finishes its batch with the same games.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import logging
+import multiprocessing as mp
+import signal
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from multiprocessing.context import SpawnProcess
+from pathlib import Path
+
+from arena.pool import ArenaOptions, BotSpec, SandboxUnavailable
+from arena.validate import Validation, validation_report
+from serve.accounts import NAME_PATTERN, AccountError, Accounts, Who
+from tournaments.games import RunError
+from tournaments.league import LeagueError, league_ranking, play_batch
+from tournaments.league_store import LeagueStore
+from tournaments.ranking import Ranking
+from tournaments.runner import LocalExecutor
+from tournaments.store import StoreError
+
+__all__ = ["Competition", "Refused", "MAX_UPLOAD", "SUBMISSIONS_PER_WINDOW", "WINDOW_SECONDS",
+           "play_forever"]
+
+log = logging.getLogger("serve")
+
+#: The largest bot file accepted (bytes).
+MAX_UPLOAD = 1024 * 1024
+#: At most this many submissions per participant in WINDOW_SECONDS.
+SUBMISSIONS_PER_WINDOW = 10
+WINDOW_SECONDS = 600.0
+#: Submissions validated at once, and waiting beyond those (then 503: try again later).
+VALIDATORS = 1
+VALIDATION_QUEUE = 4
+
+
+class Refused(Exception):
+    """A request the server turns down: the HTTP status and the message for the client."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class Submitted:
+    """A submission's outcome: entered (with its version) or not, and the validation."""
+
+    name: str
+    version: int | None
+    validation: Validation
+
+    def to_json(self) -> dict[str, object]:
+        return {"name": self.name, "version": self.version,
+                "validation": {"ok": self.validation.ok, "report": self.validation.report}}
+
+
+def _bot_name(name: str | None, filename: str | None) -> str:
+    """The entry's name: the ``name`` field, else the uploaded file's name without ``.py``."""
+    if not name:
+        stem = Path(filename or "").name
+        name = stem[:-3] if stem.endswith(".py") else stem
+    if not NAME_PATTERN.fullmatch(name):
+        raise Refused(400, "a bot's name is 1-40 letters, digits, '_', '-' or '.', starting "
+                           "with a letter or digit (send a name field, or name the file so)")
+    return name
+
+
+class Competition:
+    """One league served: accounts, submissions and the leaderboard (thread-safe)."""
+
+    def __init__(self, directory: Path, options: ArenaOptions) -> None:
+        self.directory = directory
+        self.options = options
+        self.accounts = Accounts(directory)
+        self._validators = ThreadPoolExecutor(VALIDATORS, thread_name_prefix="validate")
+        self._slots = threading.BoundedSemaphore(VALIDATORS + VALIDATION_QUEUE)
+        self._lock = threading.Lock()
+        self._ranking: tuple[tuple[int, int, int], Ranking] | None = None
+
+    def close(self) -> None:
+        self._validators.shutdown(wait=False, cancel_futures=True)
+        self.accounts.close()
+
+    def authenticate(self, token: str | None) -> Who:
+        who = self.accounts.who(token or "")
+        if who is None:
+            raise Refused(401, "a valid token is needed (Authorization: Bearer TOKEN)")
+        return who
+
+    def add_participant(self, who: Who, name: str) -> str:
+        if not who.organiser:
+            raise Refused(403, "only the organiser creates participants")
+        try:
+            return self.accounts.add_participant(name)
+        except AccountError as err:
+            raise Refused(409 if "exists" in str(err) else 400, str(err)) from None
+
+    # ------------------------------------------------------------------ submissions
+    def submit(self, who: Who, data: bytes, *, name: str | None, filename: str | None
+               ) -> Submitted:
+        """Check, validate and enter one bot file for ``who``."""
+        if who.organiser:
+            raise Refused(403, "the organiser's token does not submit bots; create a "
+                               "participant (POST /api/participants) and use theirs")
+        if len(data) > MAX_UPLOAD:
+            raise Refused(413, f"a bot file may have at most {MAX_UPLOAD} bytes")
+        if not data.strip():
+            raise Refused(400, "the file is empty")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise Refused(415, "a bot file must be UTF-8 Python text") from None
+        if "\x00" in text:
+            raise Refused(415, "a bot file must be UTF-8 Python text (it holds a NUL byte)")
+        bot = _bot_name(name, filename)
+        with LeagueStore.open(self.directory) as store:
+            owners = {e.author for e in store.entries() if e.name == bot}
+        if owners and owners != {who.name}:
+            raise Refused(403, f"the bot {bot} belongs to someone else; choose another name")
+        if self.accounts.submissions_since(who.name, WINDOW_SECONDS) >= SUBMISSIONS_PER_WINDOW:
+            raise Refused(429, f"at most {SUBMISSIONS_PER_WINDOW} submissions in "
+                               f"{WINDOW_SECONDS / 60:.0f} minutes; try again later")
+        validation = self._validate(bot, data)
+        sha = hashlib.sha256(data).hexdigest()
+        self.accounts.record_submission(who.name, bot, sha, validation.ok)
+        if not validation.ok:
+            return Submitted(bot, None, validation)
+        with self._lock, LeagueStore.open(self.directory) as store:
+            entry, _ = store.add_entry(bot, data, who.name)
+        return Submitted(bot, entry.version, validation)
+
+    def _validate(self, bot: str, data: bytes) -> Validation:
+        """Validate in the sandbox, at most VALIDATORS at once (503 when too many wait)."""
+        if not self._slots.acquire(blocking=False):
+            raise Refused(503, "the validation queue is full; try again in a minute")
+        try:
+            return self._validators.submit(self._validate_now, bot, data).result()
+        finally:
+            self._slots.release()
+
+    def _validate_now(self, bot: str, data: bytes) -> Validation:
+        with tempfile.TemporaryDirectory(prefix="sushi-submission-") as scratch:
+            # Named by content, never by anything the request chose.
+            path = Path(scratch) / f"{hashlib.sha256(data).hexdigest()[:16]}.py"
+            path.write_bytes(data)
+            try:
+                result = validation_report(BotSpec(bot, path),
+                                           replace(self.options, log_dir=None))
+            except SandboxUnavailable as err:
+                raise Refused(503, f"the sandbox cannot run on the server: {err}") from None
+            return Validation(result.ok, result.report.replace(str(path), f"{bot}.py"))
+
+    def retire(self, who: Who, name: str) -> str:
+        """Retire the bot ``name`` (a participant: only their own)."""
+        with self._lock, LeagueStore.open(self.directory) as store:
+            same = [e for e in store.entries() if e.name == name]
+            if not same:
+                raise Refused(404, f"no bot called {name}")
+            if not who.organiser and same[-1].author != who.name:
+                raise Refused(403, f"the bot {name} belongs to someone else")
+            try:
+                store.retire(name)
+            except ValueError as err:
+                raise Refused(409, str(err)) from None
+        return name
+
+    # ------------------------------------------------------------------ reading
+    def ranking(self) -> Ranking:
+        """The leaderboard now (rebuilt only when games or entries changed)."""
+        with LeagueStore.open(self.directory) as store:
+            key = (store.count(), len(store.entries()), _retired_count(store))
+            cached = self._ranking
+            if cached is not None and cached[0] == key:
+                return cached[1]
+            ranking = league_ranking(store)
+        self._ranking = (key, ranking)
+        return ranking
+
+
+def _retired_count(store: LeagueStore) -> int:
+    return sum(1 for e in store.entries() if not e.active)
+
+
+# ---------------------------------------------------------------------- the games
+def _die_with_parent() -> None:
+    """Ask Linux to SIGKILL this process when its parent (the server) dies."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)           # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):           # pragma: no cover - not Linux
+        pass
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def play_forever(directory: Path, options: ArenaOptions, workers: int, cores: int,
+                 log_file: Path | None) -> None:
+    """The game process: batches of about one round each, for as long as the server lives."""
+    _die_with_parent()
+    signal.signal(signal.SIGTERM, _interrupt)
+    executor = LocalExecutor(options, workers, cores, log_file)
+    try:
+        store = LeagueStore.open(directory, write=True)
+    except StoreError as err:
+        log.error("games cannot be played: %s", err)
+        return
+    try:
+        while True:
+            sizes = store.config().players
+            active = sum(1 for e in store.entries() if e.active)
+            games = max(2 * max(sizes), active)
+            try:
+                report = play_batch(store, executor, games=games)
+            except LeagueError:
+                time.sleep(2.0)             # not enough entries yet
+                continue
+            except RunError as err:
+                log.error("games stopped: %s; trying again", err)
+                time.sleep(5.0)
+                continue
+            if report.played == 0:
+                time.sleep(1.0)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        store.close()
+
+
+def start_games(directory: Path, options: ArenaOptions, workers: int, cores: int,
+                log_file: Path | None) -> SpawnProcess:
+    """Start the game process (a fresh interpreter: the server runs threads)."""
+    ctx = mp.get_context("spawn")
+    proc = ctx.Process(target=play_forever, name="league-games",
+                       args=(directory, options, workers, cores, log_file))
+    proc.start()
+    return proc
