@@ -29,7 +29,8 @@ def parse_replays(text: str) -> int | None:
 
 
 def publish_command(
-    directory: Annotated[Path, typer.Argument(help="A tournament's output folder.", metavar="DIR")],
+    directory: Annotated[Path, typer.Argument(
+        help="A tournament's output folder, or a league's folder.", metavar="DIR")],
     site: Annotated[Path, typer.Option(
         "--site", help="Folder to write the static site into (new, empty, or an earlier "
         "site, which is replaced).", show_default=False, metavar="DIR")],
@@ -41,8 +42,11 @@ def publish_command(
     """Write a static leaderboard site with plots and turn-by-turn game replays.
 
     The sortable ranking, a page per bot (rating plot, head-to-head,
-    faults, scores) and replay pages. Open SITE/index.html in a browser
-    or copy the folder to any static host: it needs no network.
+    faults, scores) and replay pages. For a league: its leaderboard, its
+    retired entries and earlier versions apart, and a page per entry
+    (name@vN for an old version) linking the bot's versions. Open
+    SITE/index.html in a browser or copy the folder to any static host:
+    it needs no network.
     """
     try:
         limit = parse_replays(replays)

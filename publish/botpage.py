@@ -1,28 +1,35 @@
 """A bot's page: its rating over its games with the sigma band, head-to-head, score and place
-distributions, faults with their details, and its games."""
+distributions, faults with their details, and its games (a league entry's: also its version,
+author and status, with links to the bot's other versions)."""
 
 from __future__ import annotations
 
 from collections import Counter
 
 from publish.data import BotData, Fault, game_number
-from publish.html import Cell, esc, figure, page, stat, table
+from publish.html import Cell, esc, figure, link, page, stat, table
 from publish.pages import Site, share_color
 from publish.svg import PALETTE, Band, Series, histogram, line_chart
 from tournaments.ranking import BotRow
 from tournaments.stats import FAULT_KINDS
 
-__all__ = ["bot_page", "FAULT_ROWS", "GAME_ROWS"]
+__all__ = ["bot_page", "FAULT_ROWS", "GAME_ROWS", "LEAGUE_GAME_ROWS", "LEAGUE_H2H_ROWS"]
 
 #: Fault details listed per bot page (the counts by kind always cover them all).
 FAULT_ROWS = 200
-#: Games listed per bot page.
+#: Games listed per bot page of a tournament (those with a replay first, then the earliest).
 GAME_ROWS = 200
+#: The same for a league (those with a replay first, then the most recent): a league of many
+#: entries has as many pages, which together would list every game once per seat.
+LEAGUE_GAME_ROWS = 20
+#: Opponents in a league entry's head-to-head table at most: those it met most often (a
+#: tournament's bot pages list every opponent).
+LEAGUE_H2H_ROWS = 20
 #: Longer lists start folded.
 OPEN_ROWS = 30
 
 
-def _rating_chart(bot: BotData) -> str:
+def _rating_chart(site: Site, bot: BotData) -> str:
     mu = [(float(p.played), p.mu) for p in bot.history]
     band = [(float(p.played), p.mu - p.sigma, p.mu + p.sigma) for p in bot.history]
     exposed = [(float(p.played), p.exposed) for p in bot.history]
@@ -31,7 +38,8 @@ def _rating_chart(bot: BotData) -> str:
         bands=[Band("mu ± σ", band, PALETTE[0], 0.2)],
         title=f"TrueSkill rating of {bot.name} over its games", x_label="games played",
         y_label="TrueSkill", width=760, height=300)
-    return figure(svg, "TrueSkill mu after each game this bot played (games in schedule order), "
+    order = "the order played" if site.data.league else "schedule order"
+    return figure(svg, f"TrueSkill mu after each game this bot played (games in {order}), "
                   "with its ±σ band; the dashed line is the ranking's rating mu − 3σ.",
                   fig_id="rating-chart")
 
@@ -57,11 +65,14 @@ def _places_table(bot: BotData) -> str:
 def _h2h_table(site: Site, bot: BotData) -> str:
     ranking = site.data.ranking
     mine = ranking.head_to_head.get(bot.name, {})
+    order = site.order
+    chosen = list(mine)
+    if site.data.league and len(mine) > LEAGUE_H2H_ROWS:
+        chosen = sorted(mine, key=lambda n: (-mine[n].meetings, order[n]))[:LEAGUE_H2H_ROWS]
     rows = []
-    for other in ranking.bots:
-        cell = mine.get(other.name)
-        if cell is None:
-            continue
+    for name in sorted(chosen, key=order.__getitem__):
+        other = site.rows[name]
+        cell = mine[name]
         share, met = cell.share, cell.meetings
         rows.append([
             Cell(site.bot_link(other.name, "../"), other.name, "bot text"),
@@ -73,9 +84,11 @@ def _h2h_table(site: Site, bot: BotData) -> str:
         ])
     if not rows:
         return '<p class="dim">No meetings yet.</p>'
+    more = (f'<p class="note" id="h2h-more">The {len(rows)} opponents it met most often, of '
+            f"{len(mine)}.</p>" if len(rows) < len(mine) else "")
     return table([("opponent", "text"), ("their rating", None),
                   ("finished ahead of them", None), ("meetings", None)], rows, sortable=True,
-                 table_id="h2h", first_desc=(1, 2, 3))
+                 table_id="h2h", first_desc=(1, 2, 3)) + more
 
 
 def _fault_row(site: Site, f: Fault) -> list[Cell | str | int]:
@@ -130,11 +143,13 @@ def _faults(site: Site, bot: BotData) -> str:
 
 def _games(site: Site, bot: BotData) -> str:
     data = site.data
-    by_index = {g.index: g for g in data.games}
-    wanted = [i for i in bot.games if i in site.replays] + [
-        i for i in bot.games if i not in site.replays]
+    by_index = data.by_index
+    limit = LEAGUE_GAME_ROWS if data.league else GAME_ROWS
+    later = [i for i in bot.games if i not in site.replays]
+    wanted = [i for i in bot.games if i in site.replays] + (
+        later[::-1] if data.league else later)
     rows = []
-    for index in sorted(wanted[:GAME_ROWS]):
+    for index in sorted(wanted[:limit]):
         game = by_index[index]
         seats = [s for s, b in enumerate(game.seats) if b == bot.index]
         others = [data.names[b] for b in game.seats if b != bot.index]
@@ -148,9 +163,10 @@ def _games(site: Site, bot: BotData) -> str:
             Cell(", ".join(site.bot_link(o, "../") for o in others), ", ".join(others),
                  "text wrap"),
         ])
-    shown = min(len(bot.games), GAME_ROWS)
+    shown = min(len(bot.games), limit)
+    then = ", then the most recent" if data.league else ""
     note = (f'<p class="note">{shown} of its {len(bot.games)} games, those with a replay '
-            "first.</p>" if shown < len(bot.games) else "")
+            f"first{then}.</p>" if shown < len(bot.games) else "")
     listing = table([("game", None), ("seat", None), ("place", None), ("score", None),
                      ("opponents", "text")], rows, sortable=True, table_id="bot-games",
                     first_desc=(3,)) + note
@@ -170,13 +186,44 @@ def _time_cards(row: BotRow) -> list[str]:
             stat("CPU ms per pick", "–" if cpu is None else f"{cpu:.1f}")]
 
 
+def _versions(site: Site, bot: BotData) -> str:
+    """A league entry's version, author and status, and links to the bot's other versions."""
+    entry = bot.row.entry
+    if entry is None:
+        return ""
+    links = []
+    for other in site.data.versions(bot):
+        label = f"v{other.version}"
+        shown = (f"<strong>{esc(label)}</strong>" if other.id == bot.index
+                 else link(site.bot_href(other.label, "../"), label))
+        links.append(f"{shown} ({esc(other.status)})")
+    author = f" · by {esc(entry.author)}" if entry.author else ""
+    return (f'<p class="lead" id="versions">Version {entry.version}{author} · '
+            f'<span class="status">{esc(entry.status)}</span> · versions: '
+            f"{', '.join(links)}</p>")
+
+
+def _standing(site: Site, bot: BotData) -> tuple[str, str]:
+    """The first card (its rank, or a league entry's status off the leaderboard) and the lead
+    line under the name."""
+    row, k = bot.row, len(site.data.ranking.bots)
+    status = row.entry.status if row.entry is not None else "active"
+    if status == "active":
+        return (stat("rank", f"{row.rank} of {k}"),
+                f"Rank {row.rank} of {k} · rank range {row.rank_low}–"
+                f"{row.rank_high} in 90% of bootstrap resamples")
+    why = "retired" if status == "retired" else "replaced by a newer version"
+    return (stat("status", status),
+            f"Off the leaderboard ({why}); its games stay in the league's history.")
+
+
 def bot_page(site: Site, bot: BotData) -> str:
     """bots/<slug>.html."""
     row = bot.row
     total_faults = sum(row.faults.values())
-    k = len(site.data.bots)
+    first, lead = _standing(site, bot)
     cards = "".join([
-        stat("rank", f"{row.rank} of {k}"), stat("rating (mu − 3σ)", f"{row.rating:.2f}"),
+        first, stat("rating (mu − 3σ)", f"{row.rating:.2f}"),
         stat("mu", f"{row.mu:.2f}"), stat("sigma", f"{row.sigma:.2f}"),
         stat("games", str(row.games)), stat("wins", f"{row.wins:g}"),
         stat("mean score", f"{row.mean_score:.2f}"),
@@ -185,10 +232,10 @@ def bot_page(site: Site, bot: BotData) -> str:
     ])
     body = "\n".join([
         f"<h1>{esc(bot.name)}</h1>",
-        f'<p class="lead">Rank {row.rank} of {k} · rank range {row.rank_low}–'
-        f"{row.rank_high} in 90% of bootstrap resamples</p>",
+        f'<p class="lead">{lead}</p>',
+        *([versions] if (versions := _versions(site, bot)) else []),
         f'<div class="cards">{cards}</div>',
-        *([f"<h2>Rating over its games</h2>{_rating_chart(bot)}",
+        *([f"<h2>Rating over its games</h2>{_rating_chart(site, bot)}",
            "<h2>Scores and places</h2>",
            f'<div class="two"><div>{_score_chart(bot)}</div><div>{_places_table(bot)}</div>'
            "</div>"] if bot.scores else ['<p id="no-games">No games stored for this bot yet.'
@@ -200,5 +247,5 @@ def bot_page(site: Site, bot: BotData) -> str:
         "<h2>Faults</h2>", _faults(site, bot),
         "<h2>Games</h2>", _games(site, bot),
     ])
-    return page(title=f"{bot.name} — Sushi Go! tournament", body=body, root="../",
-                here="Ranking", scripts=["sort.js"])
+    return page(title=f"{bot.name} — {site.heading}", body=body, root="../",
+                here="Ranking", scripts=["sort.js"], heading=site.heading, kind=site.kind)

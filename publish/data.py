@@ -1,24 +1,30 @@
-"""Everything the site shows, read from a tournament directory's database.
+"""Everything the site shows, read from a tournament's or a league's database.
 
-The ranking is :func:`tournaments.ranking.build_ranking` (the same numbers as ranking.json),
-asked for each bot's rating history too: one TrueSkill pass over the games in schedule order
-gives both.
+The ranking is :func:`tournaments.ranking.build_ranking` for a tournament and
+:func:`tournaments.league.league_ranking` for a league (the same numbers as ranking.json),
+asked for each bot's rating history too: one TrueSkill pass over the games in index order gives
+both. A league's bots are its entries (every version of every bot), named by their labels
+(``name``, or ``name@vN`` for a replaced version); retired entries and old versions are the
+ranking's ``retired`` rows.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from tournaments.config import TournamentConfig
+from engine import DUMMY_NAME
+from tournaments.league import league_ranking
+from tournaments.league_store import Entry, LeagueStore, is_league
 from tournaments.ranking import BotRow, Ranking, build_ranking
 from tournaments.rating import RatingPoint
-from tournaments.store import Store, StoredGame
+from tournaments.store import Store, StoredGame, StoreError
 
-__all__ = ["Fault", "BotData", "TournamentData", "load_tournament", "choose_replays",
-           "selected_records", "game_number"]
+__all__ = ["Fault", "BotData", "TournamentData", "load_data", "load_tournament", "load_league",
+           "choose_replays", "selected_records", "game_number"]
 
 
 def game_number(index: int) -> int:
@@ -54,28 +60,72 @@ class BotData:
 
 @dataclass
 class TournamentData:
-    """A tournament as read from its directory."""
+    """A tournament or a league as read from its directory."""
 
     directory: Path
-    config: TournamentConfig
+    names: list[str]                        #: bot names (a league's labels) by bot index
     ranking: Ranking
     games: list[StoredGame]
-    bots: list[BotData]                     #: by bot index (the config's order)
+    bots: list[BotData]                     #: by bot index
+    entries: list[Entry] | None = None      #: a league's entries by bot index (else None)
 
     @property
-    def names(self) -> list[str]:
-        """Bot names by bot index."""
-        return self.config.names
+    def league(self) -> bool:
+        """Whether this is a league (entries with versions, some off the leaderboard)."""
+        return self.entries is not None
 
     def ranked(self) -> list[BotData]:
-        """Bots in ranking order, best first."""
+        """Bots on the leaderboard in ranking order, best first."""
         by_name = {b.name: b for b in self.bots}
         return [by_name[row.name] for row in self.ranking.bots]
+
+    @cached_property
+    def by_index(self) -> dict[int, StoredGame]:
+        """The stored games by game index."""
+        return {g.index: g for g in self.games}
+
+    @cached_property
+    def _families(self) -> dict[str, list[int]]:
+        family: dict[str, list[int]] = {}
+        for e in self.entries or ():
+            family.setdefault(e.name, []).append(e.id)
+        return family
+
+    def versions(self, bot: BotData) -> list[Entry]:
+        """Every version of a league entry's bot (itself included), oldest first."""
+        if self.entries is None:
+            return []
+        entries = self.entries
+        return sorted((entries[i] for i in self._families[entries[bot.index].name]),
+                      key=lambda e: e.version)
+
+    @cached_property
+    def _name_set(self) -> set[str]:
+        return set(self.names)
+
+    def replay_players(self, index: int, players: Sequence[str]) -> list[str] | None:
+        """The players a game's replay shows by seat, or None if the record's players are not
+        the game's. A league's record names each entry as it was called when the game was
+        played (a replaced version by its bare name): the replay shows its label now."""
+        if self.entries is None:
+            return list(players) if set(players) - {DUMMY_NAME} <= self._name_set else None
+        game = self.by_index.get(index)
+        if game is None or len(players) < len(game.seats):
+            return None
+        for seat, b in enumerate(game.seats):
+            if players[seat] not in (self.entries[b].name, self.entries[b].label):
+                return None
+        return [self.names[b] for b in game.seats] + list(players[len(game.seats):])
 
 
 def _number(value: object) -> int | None:
     """A stored round or turn number (anything else, None: it becomes part of links)."""
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def load_data(directory: Path) -> TournamentData:
+    """Read the league or the tournament in ``directory``; ``StoreError`` if unusable."""
+    return load_league(directory) if is_league(directory) else load_tournament(directory)
 
 
 def load_tournament(directory: Path) -> TournamentData:
@@ -84,10 +134,36 @@ def load_tournament(directory: Path) -> TournamentData:
         config = store.config()
         games = store.games()
     ranking = build_ranking(config, games, history=True)
+    return _assemble(directory, config.names, ranking, games)
+
+
+def load_league(directory: Path) -> TournamentData:
+    """Read the league in ``directory`` (as it is now, even while a run adds games to it);
+    raises ``StoreError`` if unusable."""
+    with LeagueStore.open(directory) as store:
+        for _ in range(3):
+            entries = store.entries()
+            ranking = league_ranking(store, history=True)
+            games = store.games()
+            if store.entries() == entries:
+                break
+        else:
+            raise StoreError(f"{directory} changed while it was read (entries added or "
+                             "retired); publish again")
     history = ranking.history
     assert history is not None  # asked for
-    bots = [BotData(i, name, ranking.row(name), history[name])
-            for i, name in enumerate(config.names)]
+    # Games stored after the ranking read them (a run going on): left out, as the ranking did.
+    rated = {p.game for points in history.values() for p in points if p.game >= 0}
+    games = [g for g in games if g.index in rated]
+    return _assemble(directory, [e.label for e in entries], ranking, games, entries)
+
+
+def _assemble(directory: Path, names: list[str], ranking: Ranking, games: list[StoredGame],
+              entries: list[Entry] | None = None) -> TournamentData:
+    history = ranking.history
+    assert history is not None  # asked for
+    rows = {row.name: row for row in ranking.bots + ranking.retired}
+    bots = [BotData(i, name, rows[name], history[name]) for i, name in enumerate(names)]
     for game in games:
         for seat, b in enumerate(game.seats):
             bots[b].scores.append(int(game.scores[seat]))
@@ -101,7 +177,7 @@ def load_tournament(directory: Path) -> TournamentData:
             bots[game.seats[seat]].faults.append(Fault(
                 game.index, seat, _number(f.get("round")), _number(f.get("turn")),
                 str(f.get("kind", "?")), str(f.get("detail", ""))))
-    return TournamentData(directory, config, ranking, games, bots)
+    return TournamentData(directory, list(names), ranking, games, bots, entries)
 
 
 def choose_replays(data: TournamentData, limit: int | None) -> list[int]:
@@ -133,8 +209,12 @@ def choose_replays(data: TournamentData, limit: int | None) -> list[int]:
 
 def selected_records(directory: Path, wanted: Sequence[int]
                      ) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(index, record)`` for the games in ``wanted``, in schedule order."""
+    """``(index, record)`` for the games in ``wanted``, in index order."""
     keep = set(wanted)
+    if is_league(directory):
+        with LeagueStore.open(directory) as league:
+            yield from league.records(keep)
+        return
     with Store.open(directory) as store:
         for index, record in store.records():
             if index in keep:

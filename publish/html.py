@@ -135,9 +135,10 @@ _NAV = (("index.html", "Ranking"), ("games/index.html", "Games"))
 
 
 def page(*, title: str, body: str, root: str, here: str, scripts: Sequence[str] = (),
-         heading: str = "Sushi Go! tournament") -> str:
+         heading: str = "Sushi Go! tournament", kind: str = "tournament") -> str:
     """A whole HTML page. ``root`` is the relative path to the site's top ("" or "../");
-    ``here`` the nav entry to highlight; ``scripts`` are asset file names."""
+    ``here`` the nav entry to highlight; ``scripts`` are asset file names; ``kind`` what the
+    site is of (``tournament`` or ``league``)."""
     nav = "".join(
         f'<a href="{root}{href}"{attr(class_="here" if label == here else None)}>{label}</a>'
         for href, label in _NAV)
@@ -156,7 +157,7 @@ def page(*, title: str, body: str, root: str, here: str, scripts: Sequence[str] 
 <main>
 {body}
 </main>
-<footer>Made by <code>arena publish</code> from the tournament's database. Static files only: \
+<footer>Made by <code>arena publish</code> from the {esc(kind)}'s database. Static files only: \
 no server, no external resources.</footer>
 {js}
 </body>

@@ -12,12 +12,20 @@ from publish.svg import PALETTE, Series, line_chart
 from tournaments.ranking import Ranking
 from tournaments.report import rank_range
 
-__all__ = ["GAME_LIST_LIMIT", "Site", "index_page", "games_page", "replay_page", "replay_name",
-           "summary_text", "share_color"]
+__all__ = ["GAME_LIST_LIMIT", "LEAGUE_GAME_LIST", "MATRIX_TOP", "OVERVIEW_TOP", "Site",
+           "index_page", "games_page", "replay_page", "replay_name", "summary_text",
+           "share_color"]
 
 
-#: Games listed on games/index.html at most (about 0.5 kB each).
+#: Games listed on a tournament's games/index.html at most (about 0.5 kB each): those with a
+#: replay page, then the earliest.
 GAME_LIST_LIMIT = 5000
+#: The same for a league: those with a replay page, then the most recent.
+LEAGUE_GAME_LIST = 1000
+#: Bots in the head-to-head matrix of index.html: the top of the leaderboard.
+MATRIX_TOP = 30
+#: Bots drawn in the rating overview of index.html: the top of the leaderboard.
+OVERVIEW_TOP = 20
 
 
 class Site:
@@ -29,6 +37,13 @@ class Site:
         self.slugs = slugs
         self.replays = set(replays)
         self.replay_limit = replay_limit
+        self.kind = "league" if data.league else "tournament"
+        ranking = data.ranking
+        #: Every ranking row (a league's retired ones after the leaderboard) by name, and its
+        #: position in that order.
+        self.rows = {row.name: row for row in ranking.bots + ranking.retired}
+        self.order = {name: n for n, name in enumerate(self.rows)}
+        self.heading = f"Sushi Go! {self.kind}"
 
     def bot_href(self, name: str, root: str) -> str:
         """Relative link to a bot's page from a page at ``root``."""
@@ -54,9 +69,10 @@ class Site:
             return f"Every game ({total}) has a replay page."
         if not shown:
             return "No replay pages were made (arena publish --replays 0)."
+        spread = "the league's history" if self.data.league else "the schedule"
         return (f"Replay pages exist for {shown} of {total} games (arena publish --replays "
                 f"{self.replay_limit}): each bot's first game with each kind of fault, then "
-                "games spread evenly over the schedule. Use --replays all for every game.")
+                f"games spread evenly over {spread}. Use --replays all for every game.")
 
 
 def replay_name(index: int) -> str:
@@ -65,14 +81,22 @@ def replay_name(index: int) -> str:
 
 
 def summary_text(ranking: Ranking) -> str:
-    """One line describing the tournament."""
+    """One line describing the tournament or league."""
     t = ranking.tournament
     sizes = "/".join(str(n) for n in t.players)
-    parts = [f"{ranking.games} games"
+    games = (f"{ranking.games} games"
              + ("" if ranking.complete else f" of {ranking.planned_games} planned "
-                "(incomplete)"),
-             f"{sizes}-player tables", f"{t.schedule} schedule", f"{t.cycles} cycle(s)",
-             f"seed {t.seed}", f"{t.move_time:g} s per pick"]
+                "(incomplete)"))
+    if ranking.league is not None:
+        off = len(ranking.retired)
+        parts = ["league", games, f"{ranking.league.active} active entries"
+                 + (f" ({off} retired or replaced, listed apart)" if off else "")]
+    else:
+        parts = [games]
+    parts += [f"{sizes}-player tables"]
+    if ranking.league is None:
+        parts += [f"{t.schedule} schedule", f"{t.cycles} cycle(s)"]
+    parts += [f"seed {t.seed}", f"{t.move_time:g} s per pick"]
     if t.variant:
         parts.append("variants: " + ", ".join(t.variant))
     return " · ".join(parts)
@@ -119,8 +143,41 @@ def _ranking_table(site: Site) -> str:
                  "this rank)"),
             _faults_cell(bot.faults),
         ])
+        if bot.entry is not None:      # a league's: version (and author), last
+            by = f" · {bot.entry.author}" if bot.entry.author else ""
+            rows[-1].append(Cell(esc(f"v{bot.entry.version}{by}"), bot.entry.version, "text",
+                                 "version · author"))
+    if site.data.league:
+        headers.append(("version", "text"))
     return table(headers, rows, sortable=True, table_id="ranking",
                  first_desc=(2, 3, 5, 6, 7, 8))
+
+
+def _author_cell(author: str | None) -> Cell:
+    return Cell(esc(author), author, "text") if author else Cell("—", "", "text dim")
+
+
+def _retired_table(site: Site) -> str:
+    """A league's retired entries and earlier versions, best rating first."""
+    rows: list[list[Cell | str | int]] = []
+    for bot in site.data.ranking.retired:
+        entry = bot.entry
+        version, author, status = (entry.version, entry.author, entry.status) if entry else (
+            0, None, "?")
+        rows.append([
+            Cell(site.bot_link(bot.name, ""), bot.name, "bot text"),
+            Cell(f"v{version}", version), _author_cell(author),
+            Cell(esc(status), status, "text"),
+            Cell(f"{bot.rating:.2f}", bot.rating), Cell(f"{bot.mu:.2f}", bot.mu),
+            Cell(esc(bot.games), bot.games), Cell(f"{bot.mean_place:.2f}", bot.mean_place),
+            _faults_cell(bot.faults),
+        ])
+    if not rows:
+        return '<p class="dim" id="no-retired">None yet.</p>'
+    return table([("bot", "text"), ("version", None), ("author", "text"), ("status", "text"),
+                  ("rating", None), ("mu", None), ("games", None), ("mean place", None),
+                  ("faults", None)], rows, sortable=True, table_id="retired",
+                 first_desc=(4, 5, 6))
 
 
 def _rating_overview(site: Site) -> str:
@@ -128,28 +185,35 @@ def _rating_overview(site: Site) -> str:
         return '<p class="dim">No games stored yet.</p>'
     series = []
     legend = []
-    for n, bot in enumerate(site.data.ranked()):
+    for n, bot in enumerate(site.data.ranked()[:OVERVIEW_TOP]):
         color = PALETTE[n % len(PALETTE)]
         dashed = n >= len(PALETTE)
-        points = [(float(game_number(p.game) if p.game >= 0 else 0), p.exposed)
+        # A league's entry starts just before its first game (a tournament's bots at 0).
+        start = bot.history[1].game if site.data.league and len(bot.history) > 1 else 0
+        points = [(float(game_number(p.game) if p.game >= 0 else start), p.exposed)
                   for p in bot.history]
         series.append(Series(bot.name, points, color, dashed=dashed, width=1.8))
         swatch = (f'<span class="bar" style="width:18px;background:{color}"></span> '
                   f"{site.bot_link(bot.name, '')}")
         legend.append(f"<span style=\"margin-right:14px\">{swatch}</span>")
-    svg = line_chart(series, title="Rating (mu − 3 sigma) over the tournament",
-                     x_label="game number (schedule order)", y_label="rating (mu − 3σ)",
-                     width=1000, height=340, legend=False)
+    league = site.data.league
+    svg = line_chart(series, title=f"Rating (mu − 3 sigma) over the {site.kind}",
+                     x_label=f"game number ({'order played' if league else 'schedule order'})",
+                     y_label="rating (mu − 3σ)", width=1000, height=340, legend=False)
+    board = len(site.data.ranking.bots)
+    top = (f" Only the top {len(series)} of the {board} on the leaderboard are drawn."
+           if len(series) < board else "")
+    order = "the order played, as" if league else "schedule order as"
     # The key above the plot it explains (it used to follow the caption, below the plot).
     return (f'<p class="legend" id="rating-legend">{"".join(legend)}</p>'
             + figure(svg, "Each bot's conservative TrueSkill rating (mu − 3·sigma) after "
-                     "every game it played, games replayed in schedule order as in the "
-                     "ranking.", fig_id="rating-overview"))
+                     f"every game it played, games replayed in {order} in the ranking.{top}",
+                     fig_id="rating-overview"))
 
 
 def _h2h_matrix(site: Site) -> str:
     ranking = site.data.ranking
-    names = [b.name for b in ranking.bots]
+    names = [b.name for b in ranking.bots[:MATRIX_TOP]]
     headers: list[tuple[str, str | None]] = [("ahead of →", "text")] + [(n, None) for n in names]
     rows = []
     for a in names:
@@ -164,12 +228,24 @@ def _h2h_matrix(site: Site) -> str:
                             f"{a} finished ahead of {b} in {100 * share:.1f}% of {met} meetings",
                             f"background:{share_color(share)}"))
         rows.append(row)
-    return table(headers, rows, table_id="head-to-head")
+    matrix = table(headers, rows, table_id="head-to-head")
+    if len(names) < len(ranking.bots):
+        matrix += (f'<p class="note" id="h2h-top">Only the top {len(names)} of the '
+                   f"{len(ranking.bots)} on the leaderboard are shown here; each bot's page "
+                   "has its own head-to-head table.</p>")
+    return matrix
 
 
 def index_page(site: Site) -> str:
-    """index.html: the sortable ranking, the rating overview and the head-to-head matrix."""
+    """index.html: the sortable ranking, the rating overview and the head-to-head matrix (and
+    a league's retired entries and earlier versions)."""
     ranking = site.data.ranking
+    retired = ([
+        '<h2 id="retired-heading">Retired and earlier versions</h2>',
+        '<p class="note">Entries off the leaderboard: retired bots, and versions replaced by a '
+        "newer one (shown as name@vN). Their games stay in the history, so their ratings "
+        "are still computed; they have no rank.</p>",
+        _retired_table(site)] if site.data.league else [])
     body = [
         "<h1>Ranking</h1>",
         f'<p class="lead">{esc(summary_text(ranking))}</p>',
@@ -179,7 +255,8 @@ def index_page(site: Site) -> str:
         "90%: the range of ranks in 90% of bootstrap resamples of the deals, with how often "
         "the bot kept its rank. Faults: timeouts, crashes, illegal picks and the like; the "
         "bot's page lists them.</p>",
-        "<h2>Rating over the tournament</h2>",
+        *retired,
+        f"<h2>Rating over the {site.kind}</h2>",
         _rating_overview(site),
         "<h2>Head to head</h2>",
         '<p class="note">How often the row bot finished ahead of the column bot when they '
@@ -189,8 +266,8 @@ def index_page(site: Site) -> str:
         f'<p>{link("games/index.html", f"All {len(site.data.games)} games")} — '
         f"{esc(site.replay_note())}</p>",
     ]
-    return page(title="Sushi Go! tournament — ranking", body="\n".join(body), root="",
-                here="Ranking", scripts=["sort.js"])
+    return page(title=f"{site.heading} — ranking", body="\n".join(body), root="",
+                here="Ranking", scripts=["sort.js"], heading=site.heading, kind=site.kind)
 
 
 def _seat_list(site: Site, names: list[str], places: list[int], scores: list[int]) -> str:
@@ -211,9 +288,16 @@ def games_page(site: Site) -> str:
     data = site.data
     names = data.names
     listed = data.games
-    if len(listed) > GAME_LIST_LIMIT:
-        spare = GAME_LIST_LIMIT - len(site.replays)
-        listed = [g for g in data.games if g.index in site.replays or (spare := spare - 1) >= 0]
+    limit = LEAGUE_GAME_LIST if data.league else GAME_LIST_LIMIT
+    if len(listed) > limit:
+        spare = limit - len(site.replays)
+        if data.league:     # the most recent
+            keep = {g.index for g in reversed(data.games)
+                    if g.index in site.replays or (spare := spare - 1) >= 0}
+            listed = [g for g in data.games if g.index in keep]
+        else:
+            listed = [g for g in data.games
+                      if g.index in site.replays or (spare := spare - 1) >= 0]
     rows = []
     for game in listed:
         seat_names = [names[b] for b in game.seats]
@@ -233,13 +317,14 @@ def games_page(site: Site) -> str:
         f'<p class="lead">{esc(summary_text(data.ranking))}</p>',
         f'<p class="note">{esc(site.replay_note())} Click a game number to replay it.'
         + (f" Listed: {len(listed)} of {len(data.games)} games (those with a replay, then "
-           "the earliest)." if len(listed) < len(data.games) else "") + "</p>",
+           f"the {'most recent' if data.league else 'earliest'})."
+           if len(listed) < len(data.games) else "") + "</p>",
         table([("game", None), ("players", None), ("result (place. bot score)", "text"),
                ("top score", None), ("faults", None), ("seed", None)], rows, sortable=True,
               table_id="games", first_desc=(3, 4)),
     ]
-    return page(title="Sushi Go! tournament — games", body="\n".join(body), root="../",
-                here="Games", scripts=["sort.js"])
+    return page(title=f"{site.heading} — games", body="\n".join(body), root="../",
+                here="Games", scripts=["sort.js"], heading=site.heading, kind=site.kind)
 
 
 def _game_faults(data: ReplayData) -> str:
@@ -291,5 +376,5 @@ def replay_page(site: Site, data: ReplayData) -> str:
 green underline marks a nigiri placed on a wasabi (triple points). Keys: ← → step, Home/End
 jump.</p>
 {json_script("game-data", payload)}"""
-    return page(title=f"Sushi Go! tournament — game #{data['game']}", body=body, root="../",
-                here="Games", scripts=["replay.js"])
+    return page(title=f"{site.heading} — game #{data['game']}", body=body, root="../",
+                here="Games", scripts=["replay.js"], heading=site.heading, kind=site.kind)

@@ -1,15 +1,20 @@
-"""Writing the whole static site for a tournament directory.
+"""Writing the whole static site for a tournament's or a league's folder.
 
 Layout of the output folder::
 
-    index.html                 ranking (sortable), rating overview, head-to-head
-    bots/<bot>.html            one page per bot
-    games/index.html           every game
+    index.html                 ranking (sortable), rating overview, head-to-head (and a
+                               league's retired entries and earlier versions)
+    bots/<bot>.html            one page per bot (per league entry: name@vN for old versions)
+    games/index.html           every game (of a big tournament or league: a limited list)
     games/game-000001.html     replay pages (a limited number by default)
     assets/                    site.css, sort.js, replay.js
 
 Everything is a relative link to a local file, so the site works from ``file://`` and on any
 static host. A folder is only overwritten if an earlier ``arena publish`` made it.
+
+What grows with the number of bots squared (the head-to-head matrix) or with games times bots
+(the games listed on every bot's page) is bounded: see the limits in :mod:`publish.pages` and
+:mod:`publish.botpage`; each page says what it leaves out.
 """
 
 from __future__ import annotations
@@ -21,9 +26,9 @@ from importlib import resources
 from pathlib import Path
 
 from arena.textsafe import safe_text
-from engine import DUMMY_NAME, RecordError
+from engine import RecordError
 from publish.botpage import bot_page
-from publish.data import choose_replays, load_tournament, selected_records
+from publish.data import choose_replays, load_data, selected_records
 from publish.html import slugs
 from publish.pages import Site, games_page, index_page, replay_name, replay_page
 from publish.replay import replay_data
@@ -79,21 +84,21 @@ def _write(path: Path, text: str) -> int:
 
 def write_site(directory: Path, out: Path, *, replays: int | None = DEFAULT_REPLAYS,
                warn: bool = True) -> Published:
-    """Write the site for the tournament in ``directory`` into ``out``.
+    """Write the site for the tournament or league in ``directory`` into ``out``.
 
     ``replays``: at most this many replay pages (None: one per game). Raises
     :class:`PublishError` for an unusable output folder, and ``tournaments.store.StoreError``
-    for an unusable tournament.
+    for an unusable tournament or league.
     """
-    data = load_tournament(directory)
+    data = load_data(directory)
     if directory.resolve() == out.resolve():
-        raise PublishError("--site must not be the tournament folder itself")
+        raise PublishError(f"--site must not be the {'league' if data.league else 'tournament'}"
+                           " folder itself")
     _prepare(out)
     wanted = choose_replays(data, replays)
     made: list[int] = []
     skipped: list[str] = []
     size = 0
-    names = set(data.names)
     site = Site(data, slugs(data.names), wanted, replays)
     for index, record in selected_records(directory, wanted):
         try:
@@ -101,10 +106,13 @@ def write_site(directory: Path, out: Path, *, replays: int | None = DEFAULT_REPL
         except (RecordError, KeyError, TypeError, ValueError) as err:
             skipped.append(safe_text(f"game {index + 1}: {err}", limit=300))
             continue
-        if not set(game["players"]) - {DUMMY_NAME} <= names:
+        players = data.replay_players(index, game["players"])
+        if players is None:
+            what = "league's entries" if data.league else "tournament's bots"
             skipped.append(safe_text(f"game {index + 1}: players {game['players']} are not "
-                                     "this tournament's bots", limit=300))
+                                     f"this {what}", limit=300))
             continue
+        game["players"] = players
         size += _write(out / "games" / replay_name(index), replay_page(site, game))
         made.append(index)
     site.replays = set(made)

@@ -94,8 +94,13 @@ def _summary(ranking: Ranking) -> str:
                   f"{t.cycles} cycle(s), seed {t.seed}{variant}")
 
 
-def _h2h_rows(ranking: Ranking) -> tuple[list[str], list[list[str]]]:
-    names = [bot.name for bot in ranking.bots]
+#: Bots of a league's Markdown head-to-head table: the top of its leaderboard (a league may
+#: have a thousand entries; each bot's page of ``arena publish`` has its own table).
+LEAGUE_H2H_TOP = 30
+
+
+def _h2h_rows(ranking: Ranking, top: int | None = None) -> tuple[list[str], list[list[str]]]:
+    names = [bot.name for bot in ranking.bots[:top]]
     rows = []
     for a in names:
         row = [_md(a)]
@@ -106,9 +111,32 @@ def _h2h_rows(ranking: Ranking) -> tuple[list[str], list[list[str]]]:
     return ["ahead of →"] + [_md(n) for n in names], rows
 
 
+_RETIRED_HEADERS = ["bot", "version", "author", "status", "rating", "mu", "sigma", "games",
+                    "mean place", "faults"]
+
+
+def _retired_markdown(ranking: Ranking) -> list[str]:
+    """A league's retired entries and earlier versions (none for a tournament)."""
+    if ranking.league is None or not ranking.retired:
+        return []
+    rows = [[_md(bot.name), str(bot.entry.version if bot.entry else ""),
+             _md(bot.entry.author or "—") if bot.entry else "—",
+             bot.entry.status if bot.entry else "", f"{bot.rating:.2f}", f"{bot.mu:.2f}",
+             f"{bot.sigma:.2f}", str(bot.games), f"{bot.mean_place:.2f}",
+             _faults_text(bot.faults)] for bot in ranking.retired]
+    return ["## Retired and earlier versions", "",
+            "Off the leaderboard, unranked: retired bots and versions replaced by a newer one "
+            "(name@vN). Their games stay in the history.", "",
+            tabulate(rows, headers=_RETIRED_HEADERS, tablefmt="github", disable_numparse=True,
+                     colalign=("left", "right", "left", "left") + ("right",) * 6), ""]
+
+
 def ranking_markdown(ranking: Ranking) -> str:
-    """ranking.md: the ranking and head-to-head tables as GitHub Markdown."""
-    headers, rows = _h2h_rows(ranking)
+    """ranking.md: the ranking and head-to-head tables as GitHub Markdown (a league's retired
+    entries and earlier versions apart, and its head-to-head for the top of the leaderboard)."""
+    top = LEAGUE_H2H_TOP if ranking.league is not None else None
+    headers, rows = _h2h_rows(ranking, top)
+    cut = (top is not None and len(ranking.bots) > top)
     return "\n".join([
         "## Ranking", "", _summary(ranking) + ".", "",
         tabulate(_rows(ranking), headers=_HEADERS, tablefmt="github", disable_numparse=True,
@@ -117,9 +145,9 @@ def ranking_markdown(ranking: Ranking) -> str:
         "Rating = mu − 3·sigma (TrueSkill). Wins: a shared first place counts 1/k. "
         "Rank 90%: the rank range in 90% of bootstrap resamples of the deals, and how often "
         "the bot kept its rank.",
-        "", "## Head to head", "",
+        "", *_retired_markdown(ranking), "## Head to head", "",
         "How often the row bot finished ahead of the column bot when they met (ties count "
-        "one half).", "",
+        "one half)." + (f" The top {top} of the leaderboard only." if cut else ""), "",
         tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True), "",
     ])
 
@@ -187,6 +215,9 @@ def ranking_table(ranking: Ranking) -> str:
 
     table = [line(_TERMINAL_HEADERS), "  ".join("-" * w for w in widths)]
     table += [line(row) for row in rows]
+    if ranking.league is not None and ranking.retired:
+        table += ["", f"{len(ranking.retired)} retired or replaced entries are not ranked: "
+                  "--format md or json lists them."]
     legend = ["rating = mu − 3σ (TrueSkill; --format md shows mu, σ, wins, place); rank",
               "(kept): the 90% bootstrap range of the rank and how often it held; faults:",
               "s=start t=timeout c=crash i=illegal p=protocol; ms/pick: wall/CPU per request"]
