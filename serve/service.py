@@ -129,7 +129,7 @@ class Competition:
             raise Refused(415, "a bot file must be UTF-8 Python text (it holds a NUL byte)")
         bot = _bot_name(name, filename)
         with LeagueStore.open(self.directory) as store:
-            owners = {e.author for e in store.entries() if e.name == bot}
+            owners = {e.author for e in store.named(bot)}
         if owners and owners != {who.name}:
             raise Refused(403, f"the bot {bot} belongs to someone else; choose another name")
         if self.accounts.submissions_since(who.name, WINDOW_SECONDS) >= SUBMISSIONS_PER_WINDOW:
@@ -168,7 +168,7 @@ class Competition:
     def retire(self, who: Who, name: str) -> str:
         """Retire the bot ``name`` (a participant: only their own)."""
         with self._lock, LeagueStore.open(self.directory) as store:
-            same = [e for e in store.entries() if e.name == name]
+            same = store.named(name)
             if not same:
                 raise Refused(404, f"no bot called {name}")
             if not who.organiser and same[-1].author != who.name:

@@ -253,18 +253,25 @@ class LeagueStore:
 
     def entries(self) -> list[Entry]:
         """Every entry ever made, by id (= bot index)."""
-        rows = self._conn.execute(
-            "SELECT id, name, version, sha256, author, added_at, retired_at FROM entries "
-            "ORDER BY id").fetchall()
-        newest: dict[str, int] = {}
-        for _, name, version, *_rest in rows:
-            newest[name] = max(newest.get(name, 0), version)
-        entries = [Entry(i, name, version, sha, author, added, retired is not None,
-                         newest[name] == version)
-                   for i, name, version, sha, author, added, retired in rows]
+        entries = self._select("")
         if any(e.id != n for n, e in enumerate(entries)):
             raise StoreError(f"{self.path} is damaged (entry ids are not 0, 1, 2, ...)")
         return entries
+
+    def named(self, name: str) -> list[Entry]:
+        """Every version of the bot ``name``, oldest first."""
+        return self._select("WHERE name = ?", (name,))
+
+    def _select(self, where: str, args: tuple[object, ...] = ()) -> list[Entry]:
+        rows = self._conn.execute(
+            "SELECT id, name, version, sha256, author, added_at, retired_at FROM entries "
+            f"{where} ORDER BY id", args).fetchall()
+        newest: dict[str, int] = {}
+        for _, name, version, *_rest in rows:
+            newest[name] = max(newest.get(name, 0), version)
+        return [Entry(i, name, version, sha, author, added, retired is not None,
+                      newest[name] == version)
+                for i, name, version, sha, author, added, retired in rows]
 
     def bot_file(self, entry: Entry) -> Path:
         """The league's own copy of an entry's file."""
@@ -280,7 +287,7 @@ class LeagueStore:
             tmp = path.with_suffix(f".{os.getpid()}.tmp")
             tmp.write_bytes(source)
             os.replace(tmp, path)
-        same = [e for e in self.entries() if e.name == name]
+        same = self.named(name)
         latest = same[-1] if same else None
         if latest is not None and latest.sha256 == sha:
             if not latest.retired:
@@ -288,7 +295,7 @@ class LeagueStore:
             with self._conn:
                 self._conn.execute("UPDATE entries SET retired_at = NULL WHERE id = ?",
                                    (latest.id,))
-            return self.entries()[latest.id], "back"
+            return self.named(name)[-1], "back"
         version = latest.version + 1 if latest is not None else 1
         if author is None and latest is not None:
             author = latest.author
@@ -297,13 +304,14 @@ class LeagueStore:
                 "INSERT INTO entries (id, name, version, sha256, author, added_at) "
                 "VALUES ((SELECT COUNT(*) FROM entries), ?, ?, ?, ?, ?)",
                 (name, version, sha, author, _now()))
-        entry = self.entries()[int(cursor.lastrowid or 0)]
+        entry = self.named(name)[-1]
+        assert entry.id == cursor.lastrowid
         return entry, "new" if version == 1 else "version"
 
     def retire(self, name: str) -> Entry:
         """Take the bot ``name`` off the leaderboard (``KeyError`` if no such bot,
         ``ValueError`` if it is retired already)."""
-        same = [e for e in self.entries() if e.name == name]
+        same = self.named(name)
         if not same:
             raise KeyError(name)
         if same[-1].retired:
@@ -311,7 +319,7 @@ class LeagueStore:
         with self._conn:
             self._conn.execute("UPDATE entries SET retired_at = ? WHERE id = ?",
                                (_now(), same[-1].id))
-        return self.entries()[same[-1].id]
+        return self.named(name)[-1]
 
     # ------------------------------------------------------------------ batches and plans
     def open_batch(self) -> Batch | None:

@@ -271,8 +271,10 @@ def rank_games(names: Sequence[str], stored: Sequence[StoredGame], facts: Sequen
             entry=None if entries is None else entries[b])
 
     order = on_board + off_board
+    position = {b: n for n, b in enumerate(order)}
     meetings = {names[a]: {names[b]: Meeting(_r(h2h[a][b][0]), h2h[a][b][1])
-                           for b in order if b != a and b in h2h.get(a, {})} for a in order}
+                           for b in sorted(h2h.get(a, {}), key=position.__getitem__)}
+                for a in order}
     return Ranking(games=len(facts), planned_games=planned, tournament=summary,
                    resamples=resamples,
                    bots=tuple(row(b, rank) for rank, b in enumerate(on_board, 1)),

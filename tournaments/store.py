@@ -296,7 +296,15 @@ def read_games(conn: sqlite3.Connection, path: Path) -> list[StoredGame]:
 def read_records(conn: sqlite3.Connection, path: Path, wanted: Collection[int] | None = None
                  ) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(index, record)`` for the games (those in ``wanted``, else every one), by index."""
-    for idx, blob in conn.execute("SELECT idx, record FROM games ORDER BY idx"):
+    if wanted is not None and not wanted:
+        return
+    if wanted is not None and len(wanted) <= 500:    # a few: fetch just those
+        marks = ", ".join("?" * len(wanted))
+        rows = conn.execute(f"SELECT idx, record FROM games WHERE idx IN ({marks}) "
+                            "ORDER BY idx", [int(i) for i in wanted])
+    else:
+        rows = conn.execute("SELECT idx, record FROM games ORDER BY idx")
+    for idx, blob in rows:
         if wanted is not None and idx not in wanted:
             continue
         try:
