@@ -6,7 +6,18 @@ from typing import Annotated
 
 import typer
 
-from cli import bench, doctor, league, newbot, play, publish, rank, tournament, validate
+from cli import (
+    bench,
+    doctor,
+    league,
+    newbot,
+    play,
+    publish,
+    rank,
+    serve,
+    tournament,
+    validate,
+)
 
 __all__ = ["app", "main"]
 
@@ -28,6 +39,8 @@ app.command("tournament")(tournament.tournament_command)
 app.command("rank")(rank.rank_command)
 app.command("publish")(publish.publish_command)
 app.add_typer(league.league_app)
+app.command("serve")(serve.serve_command)
+app.command("submit")(serve.submit_command)
 
 
 def _version(value: bool) -> None:

@@ -248,4 +248,5 @@ def bot_page(site: Site, bot: BotData) -> str:
         "<h2>Games</h2>", _games(site, bot),
     ])
     return page(title=f"{bot.name} — {site.heading}", body=body, root="../",
-                here="Ranking", scripts=["sort.js"], heading=site.heading, kind=site.kind)
+                here="Ranking", scripts=["sort.js"], heading=site.heading,
+                kind=site.kind, live=site.live)

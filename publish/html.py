@@ -9,12 +9,16 @@ text is a bot's, and must neither reorder or hide what a reader sees nor break t
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from html import escape
 from urllib.parse import quote
+
+import jinja2
+from markupsafe import Markup
 
 from arena.textsafe import safe_text
 
@@ -135,31 +139,23 @@ _NAV = (("index.html", "Ranking"), ("games/index.html", "Games"))
 
 
 def page(*, title: str, body: str, root: str, here: str, scripts: Sequence[str] = (),
-         heading: str = "Sushi Go! tournament", kind: str = "tournament") -> str:
-    """A whole HTML page. ``root`` is the relative path to the site's top ("" or "../");
-    ``here`` the nav entry to highlight; ``scripts`` are asset file names; ``kind`` what the
-    site is of (``tournament`` or ``league``)."""
-    nav = "".join(
-        f'<a href="{root}{href}"{attr(class_="here" if label == here else None)}>{label}</a>'
-        for href, label in _NAV)
-    js = "".join(f'<script src="{root}assets/{esc(s)}"></script>' for s in scripts)
-    return f"""<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{esc(title)}</title>
-<link rel="stylesheet" href="{root}assets/site.css">
-</head>
-<body>
-<header class="site"><a class="brand" href="{root}index.html">{esc(heading)}</a>
-<nav>{nav}</nav></header>
-<main>
-{body}
-</main>
-<footer>Made by <code>arena publish</code> from the {esc(kind)}'s database. Static files only: \
-no server, no external resources.</footer>
-{js}
-</body>
-</html>
-"""
+         heading: str = "Sushi Go! tournament", kind: str = "tournament",
+         live: bool = False) -> str:
+    """A whole HTML page: the layout template ``templates/page.html``, which the static site
+    and the live site of ``arena serve`` (``live``: its footer, and a Submit link) share.
+    ``root`` is the relative path to the site's top ("" or "../"); ``here`` the nav entry to
+    highlight; ``body`` HTML made with this module; ``scripts`` asset file names; ``kind`` what
+    the site is of (``tournament`` or ``league``)."""
+    nav = _NAV + ((("submit", "Submit"),) if live else ())
+    return _layout().render(
+        title=Markup(esc(title)), heading=Markup(esc(heading)), kind=Markup(esc(kind)),
+        root=Markup(esc(root)), body=Markup(body), here=here, live=live, nav=nav,
+        scripts=[Markup(esc(s)) for s in scripts]) + "\n"
+
+
+@functools.cache
+def _layout() -> jinja2.Template:
+    env = jinja2.Environment(loader=jinja2.PackageLoader("publish", "templates"),
+                             autoescape=True, keep_trailing_newline=False,
+                             undefined=jinja2.StrictUndefined)
+    return env.get_template("page.html")

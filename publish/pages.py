@@ -44,6 +44,8 @@ class Site:
         self.rows = {row.name: row for row in ranking.bots + ranking.retired}
         self.order = {name: n for n, name in enumerate(self.rows)}
         self.heading = f"Sushi Go! {self.kind}"
+        #: Served live by arena serve (its footer and Submit link), not written to files.
+        self.live = False
 
     def bot_href(self, name: str, root: str) -> str:
         """Relative link to a bot's page from a page at ``root``."""
@@ -267,7 +269,8 @@ def index_page(site: Site) -> str:
         f"{esc(site.replay_note())}</p>",
     ]
     return page(title=f"{site.heading} — ranking", body="\n".join(body), root="",
-                here="Ranking", scripts=["sort.js"], heading=site.heading, kind=site.kind)
+                here="Ranking", scripts=["sort.js"], heading=site.heading,
+                kind=site.kind, live=site.live)
 
 
 def _seat_list(site: Site, names: list[str], places: list[int], scores: list[int]) -> str:
@@ -324,7 +327,8 @@ def games_page(site: Site) -> str:
               table_id="games", first_desc=(3, 4)),
     ]
     return page(title=f"{site.heading} — games", body="\n".join(body), root="../",
-                here="Games", scripts=["sort.js"], heading=site.heading, kind=site.kind)
+                here="Games", scripts=["sort.js"], heading=site.heading,
+                kind=site.kind, live=site.live)
 
 
 def _game_faults(data: ReplayData) -> str:
@@ -377,4 +381,5 @@ green underline marks a nigiri placed on a wasabi (triple points). Keys: ← →
 jump.</p>
 {json_script("game-data", payload)}"""
     return page(title=f"{site.heading} — game #{data['game']}", body=body, root="../",
-                here="Games", scripts=["replay.js"], heading=site.heading, kind=site.kind)
+                here="Games", scripts=["replay.js"], heading=site.heading,
+                kind=site.kind, live=site.live)

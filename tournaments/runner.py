@@ -54,9 +54,19 @@ def _stop_on_term(signum: int, frame: object) -> None:
     raise SystemExit(0)
 
 
+def _started(pid: int) -> str | None:
+    """When process ``pid`` started (its /proc stat field 22), or None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
 def _worker(bots: Sequence[BotSpec], options: ArenaOptions, variant: tuple[Variant, ...],
             tasks: Queue[GameRequest | None], results: Queue[_Message], stop: Event,
-            factory: PoolFactory, log_file: Path | None, slots: CoreSlots) -> None:
+            factory: PoolFactory, log_file: Path | None, slots: CoreSlots,
+            driver: tuple[int, str | None] = (0, None)) -> None:
     """Worker process body: play games from ``tasks`` until a ``None`` arrives."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)        # the parent handles Ctrl-C
     if log_file is not None:
@@ -64,16 +74,19 @@ def _worker(bots: Sequence[BotSpec], options: ArenaOptions, variant: tuple[Varia
 
         setup_logging(log_file)
     signal.signal(signal.SIGTERM, _stop_on_term)        # ... and stops us with SIGTERM
-    parent = os.getppid()
+    # The process driving the run: when it is gone (even by SIGKILL), so are we. Our parent is
+    # the forkserver, which may outlive it; the start time tells a reused pid apart.
+    driver_pid, driver_start = driver
     pool = None
     try:
         pool = factory(options, slots)
         while not stop.is_set():
+            if driver_pid and _started(driver_pid) != driver_start:
+                results.cancel_join_thread()
+                break
             try:
                 task = tasks.get(timeout=1.0)
             except queue.Empty:
-                if os.getppid() != parent:
-                    break
                 continue
             if task is None:
                 break
@@ -163,7 +176,8 @@ class _Session:
         self.procs = [ctx.Process(target=_worker, name=f"tournament-worker-{i}",
                                   args=(self.bots, ex.options, self.variant, self.tasks,
                                         self.results, self.stop, ex.pool_factory,
-                                        ex.log_file, slots))
+                                        ex.log_file, slots,
+                                        (os.getpid(), _started(os.getpid()))))
                       for i in range(self.workers)]
         for p in self.procs:
             p.start()
