@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import signal
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -14,7 +15,7 @@ import typer
 from arena.pool import ArenaOptions, SandboxUnavailable, check_sandbox, tournament_secret
 from arena.sandbox import SandboxMode
 from arena.textsafe import safe_text
-from cli.common import SandboxOption, cores_here, fail
+from cli.common import SandboxOption, cores_here, fail, interrupt
 from tournaments.league_store import LeagueConfig, LeagueStore, is_league
 from tournaments.settings import random_seed
 from tournaments.store import StoreError
@@ -69,10 +70,16 @@ def serve_command(
                         directory / "arena.log")
     typer.echo(f"serving {safe_text(str(directory))} at http://{host}:{port}/ "
                f"(participants submit at /submit)", err=False)
+    # uvicorn stops on SIGINT/SIGTERM, then raises the signal again under our handlers: a
+    # KeyboardInterrupt here, so the games stop and the accounts close before we exit.
+    previous = signal.signal(signal.SIGTERM, interrupt)
     try:
         uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
                                       access_log=False)).run()
+    except KeyboardInterrupt:
+        typer.echo("stopped (games stored so far are kept; arena serve DIR goes on)")
     finally:
+        signal.signal(signal.SIGTERM, previous)
         games.terminate()
         games.join(timeout=30)
         if games.is_alive():

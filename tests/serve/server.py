@@ -1,0 +1,154 @@
+"""A real ``arena serve`` in a subprocess, and a small HTTP client for tests."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+ARENA = [sys.executable, "-c", "from cli.main import main; main()"]
+FIRST = '"""Keeps the first card."""\n\n\ndef pick(obs):\n    return obs.hand[0]\n'
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """``arena serve DIR`` on a free port (unsandboxed bots: quick), its output collected."""
+
+    def __init__(self, directory: Path, *extra: str) -> None:
+        self.directory = directory
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        self.proc = subprocess.Popen(
+            [*ARENA, "serve", str(directory), "--port", str(self.port), "--sandbox", "none",
+             "--workers", "2", *extra],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+            start_new_session=True)
+        self.lines: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+        deadline = time.monotonic() + 60
+        while True:
+            assert self.proc.poll() is None, "\n".join(self.lines)
+            assert time.monotonic() < deadline, "the server did not start"
+            try:
+                if self.get("/api/ranking")[0] == 200:
+                    break
+            except OSError:
+                pass
+            time.sleep(0.2)
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.append(line.rstrip("\n"))
+
+    @property
+    def organiser(self) -> str | None:
+        for line in self.lines:
+            if line.startswith("organiser token: "):
+                return line.split(": ", 1)[1]
+        return None
+
+    def request(self, method: str, path: str, body: bytes | None = None,
+                headers: dict[str, str] | None = None) -> tuple[int, Any]:
+        req = urllib.request.Request(self.url + path, data=body, method=method,
+                                     headers=headers or {})
+        try:
+            with urllib.request.urlopen(req, timeout=60) as reply:
+                status, text = reply.status, reply.read()
+        except urllib.error.HTTPError as err:
+            status, text = err.code, err.read()
+        try:
+            return status, json.loads(text)
+        except ValueError:
+            return status, text.decode("utf-8", "replace")
+
+    def get(self, path: str) -> tuple[int, Any]:
+        return self.request("GET", path)
+
+    def participant(self, name: str, token: str) -> str:
+        status, body = self.request("POST", "/api/participants",
+                                    json.dumps({"name": name}).encode(),
+                                    {"Authorization": f"Bearer {token}",
+                                     "Content-Type": "application/json"})
+        assert status == 201, body
+        return str(body["token"])
+
+    def games(self) -> int:
+        return int(self.get("/api/ranking")[1]["games"])
+
+    def wait_games(self, at_least: int, timeout: float = 120) -> int:
+        deadline = time.monotonic() + timeout
+        while (n := self.games()) < at_least:
+            assert self.proc.poll() is None, "\n".join(self.lines)
+            assert time.monotonic() < deadline, f"only {n} games in {timeout} s"
+            time.sleep(0.5)
+        return n
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=60)
+
+
+def submit(url: str, path: Path, token: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    """``arena submit`` as a participant runs it."""
+    return subprocess.run([*ARENA, "submit", url, str(path), "--token", token, *extra],
+                          capture_output=True, text=True, timeout=300)
+
+
+def tree(pid: int) -> set[int]:
+    """``pid`` and every process below it."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    out, todo = set(), [pid]
+    while todo:
+        p = todo.pop()
+        out.add(p)
+        todo.extend(children.get(p, []))
+    return out
+
+
+def running(pids: set[int]) -> set[int]:
+    """Those of ``pids`` still running (zombies waiting for a parent do not count)."""
+    alive = set()
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            alive.add(pid)
+    return alive
+
+
+def listening(port: int) -> list[str]:
+    """The local addresses listening on ``port`` (IPv4, from /proc/net/tcp)."""
+    out = []
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        local, state = line.split()[1], line.split()[3]
+        address, hexport = local.split(":")
+        if int(hexport, 16) == port and state == "0A":
+            out.append(".".join(str(int(address[i:i + 2], 16)) for i in (6, 4, 2, 0)))
+    return out

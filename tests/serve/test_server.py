@@ -1,0 +1,93 @@
+"""A real ``arena serve``: participants submit with ``arena submit``, games are played in the
+background; SIGKILL at any moment and a restart lose nothing and play on."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import time
+
+from tests.serve.server import FIRST, Server, listening, running, submit, tree
+
+LAST = '"""Keeps the last card."""\n\n\ndef pick(obs):\n    return obs.hand[-1]\n'
+
+
+def stored(directory) -> tuple[int, int]:
+    with sqlite3.connect(directory / "league.db", timeout=10) as conn:
+        games = conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        entries = conn.execute("SELECT COUNT(*) FROM entries").fetchone()[0]
+    return int(games), int(entries)
+
+
+def test_sigkill_and_restart_lose_nothing_and_play_goes_on(tmp_path):
+    lg = tmp_path / "lg"
+    server = Server(lg)
+    try:
+        organiser = server.organiser
+        assert organiser and "new league" in "\n".join(server.lines)
+        assert listening(server.port) == ["127.0.0.1"]          # loopback unless told
+        tokens = {name: server.participant(name, organiser)
+                  for name in ("alice", "bob", "carol", "dave")}
+        for n, (name, token) in enumerate(tokens.items()):
+            path = tmp_path / f"{name}_bot.py"
+            path.write_text((FIRST if n % 2 else LAST) + f"# {name}\n")
+            done = submit(server.url, path, token)
+            assert done.returncode == 0, done.stdout + done.stderr
+            assert f"entered: {name}_bot version 1" in done.stdout
+            assert "OK: " in done.stdout                         # the validation report
+        server.wait_games(16)
+        doomed = tree(server.proc.pid)
+        os.kill(server.proc.pid, signal.SIGKILL)                 # the server alone, mid-game
+        server.proc.wait()
+        deadline = time.monotonic() + 20
+        while running(doomed - {server.proc.pid}):
+            assert time.monotonic() < deadline, \
+                f"left running after SIGKILL: {running(doomed)}"
+            time.sleep(0.2)
+        games, entries = stored(lg)
+        assert games >= 16 and entries == 4
+    finally:
+        server.stop()
+    again = Server(lg)
+    try:
+        assert again.organiser is None                           # printed once, ever
+        assert again.participant("erin", organiser)              # old tokens still work
+        path = tmp_path / "alice_bot.py"
+        path.write_text(FIRST + "# alice, version 2\n")
+        done = submit(again.url, path, tokens["alice"])
+        assert done.returncode == 0 and "entered: alice_bot version 2" in done.stdout
+        assert again.wait_games(games + 12) >= games + 12       # play goes on
+        status, ranking = again.get("/api/ranking")
+        names = {row["name"]: row for row in ranking["bots"]}
+        assert set(names) == {"alice_bot", "bob_bot", "carol_bot", "dave_bot"}
+        assert names["alice_bot"]["version"] == 2
+        assert [r["name"] for r in ranking["retired"]] == ["alice_bot@v1"]
+        doomed = tree(again.proc.pid)
+    finally:
+        again.stop()
+    assert again.proc.returncode == 0
+    deadline = time.monotonic() + 20
+    while running(doomed - {again.proc.pid}):
+        assert time.monotonic() < deadline, f"left running after a stop: {running(doomed)}"
+        time.sleep(0.2)
+
+
+def test_submit_says_plainly_what_went_wrong(tmp_path):
+    server = Server(tmp_path / "lg")
+    try:
+        token = server.participant("alice", server.organiser or "")
+        bad = tmp_path / "broken.py"
+        bad.write_text("def pick(obs):\n    raise RuntimeError('no idea')\n")
+        done = submit(server.url, bad, token)
+        assert done.returncode == 1
+        assert "RuntimeError: no idea" in done.stdout and "not entered: broken" in done.stdout
+        done = submit(server.url, bad, "wrong-token")
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+        assert done.stderr.startswith("error: 401: a valid token is needed")
+        done = submit(f"http://127.0.0.1:{server.port + 1}", bad, token)
+        assert done.returncode == 2 and done.stderr.startswith("error: cannot reach")
+        done = submit(server.url, tmp_path / "missing.py", token)
+        assert done.returncode == 2 and done.stderr.startswith("error: cannot read")
+    finally:
+        server.stop()
