@@ -45,6 +45,8 @@ WINDOW_SECONDS = 600.0
 #: Submissions validated at once, and waiting beyond those (then 503: try again later).
 VALIDATORS = 1
 VALIDATION_QUEUE = 4
+#: The leaderboard served is at most this old (seconds).
+RANKING_SECONDS = 3.0
 
 
 class Refused(Exception):
@@ -89,8 +91,9 @@ class Competition:
         self.accounts = Accounts(directory)
         self._validators = ThreadPoolExecutor(VALIDATORS, thread_name_prefix="validate")
         self._slots = threading.BoundedSemaphore(VALIDATORS + VALIDATION_QUEUE)
-        self._lock = threading.Lock()
-        self._ranking: tuple[tuple[int, int, int], Ranking] | None = None
+        self._lock = threading.Lock()              # entries change one at a time
+        self._ranking_lock = threading.Lock()      # one leaderboard rebuilt at a time
+        self._ranking: tuple[tuple[int, int], float, Ranking] | None = None
 
     def close(self) -> None:
         self._validators.shutdown(wait=False, cancel_futures=True)
@@ -181,19 +184,20 @@ class Competition:
 
     # ------------------------------------------------------------------ reading
     def ranking(self) -> Ranking:
-        """The leaderboard now (rebuilt only when games or entries changed)."""
-        with LeagueStore.open(self.directory) as store:
-            key = (store.count(), len(store.entries()), _retired_count(store))
+        """The leaderboard now: rebuilt when the league changed, at most every
+        :data:`RANKING_SECONDS` (games arrive continuously; a rebuild rates every game)."""
+        with self._ranking_lock:
             cached = self._ranking
-            if cached is not None and cached[0] == key:
-                return cached[1]
-            ranking = league_ranking(store)
-        self._ranking = (key, ranking)
-        return ranking
-
-
-def _retired_count(store: LeagueStore) -> int:
-    return sum(1 for e in store.entries() if not e.active)
+            if cached is not None and time.monotonic() - cached[1] < RANKING_SECONDS:
+                return cached[2]
+            with LeagueStore.open(self.directory) as store:
+                key = (store.count(), hash(tuple(store.entries())))
+                if cached is not None and cached[0] == key:
+                    ranking = cached[2]
+                else:
+                    ranking = league_ranking(store)
+            self._ranking = (key, time.monotonic(), ranking)
+            return ranking
 
 
 # ---------------------------------------------------------------------- the games
