@@ -18,6 +18,9 @@ the least predictable), and the neighbour pairs decide every pair: a leaderboard
 neighbours are all in the right order is in the right order.
 
 Two entries of one author never share a table (:func:`author_key`).
+
+How much better than random tables this orders a field, and what else was tried, is measured
+in docs/leagues.md ("Matchmaking, measured"; ``benchmarks/league_matchmaking.py``).
 """
 
 from __future__ import annotations
