@@ -57,6 +57,21 @@ async def _json_body(request: Request) -> dict[str, Any]:
     return body
 
 
+async def _limited_body(request: Request, limit: int) -> bytes:
+    """The request's body, refused (413) as soon as it passes ``limit`` bytes, whether or not
+    it declared its length (a chunked upload never reaches the disk past the limit)."""
+    too_big = Refused(413, f"a bot file may have at most {MAX_UPLOAD} bytes")
+    if int(request.headers.get("content-length") or 0) > limit:
+        raise too_big
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise too_big
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 def api_routes(comp: Competition) -> list[BaseRoute]:
     """The JSON API (see INTERFACES.md, "Competition server")."""
 
@@ -70,10 +85,14 @@ def api_routes(comp: Competition) -> list[BaseRoute]:
         return JSONResponse({"name": name, "token": token}, status_code=201)
 
     async def bots(request: Request) -> Response:
-        if int(request.headers.get("content-length") or 0) > MAX_BODY:
-            raise Refused(413, f"a bot file may have at most {MAX_UPLOAD} bytes")
+        body = await _limited_body(request, MAX_BODY)
+
+        async def replay() -> dict[str, Any]:
+            return {"type": "http.request", "body": body, "more_body": False}
+
         try:
-            form = await request.form(max_files=1, max_fields=4, max_part_size=MAX_UPLOAD)
+            form = await Request(request.scope, replay).form(
+                max_files=1, max_fields=4, max_part_size=MAX_UPLOAD)
         except MultiPartException as err:
             raise Refused(413 if "size" in str(err).lower() else 400,
                           f"bad upload: {err}") from None

@@ -216,3 +216,22 @@ def test_the_validation_queue_is_bounded(server, monkeypatch):
         comp._slots.release()
     assert submit(server, alice, FIRST).status_code == 201
     assert Path(server.folder / "league.db").exists()
+
+
+def test_an_upload_without_a_declared_length_is_cut_at_the_limit(server):
+    alice = participant(server, "alice")
+    sent = []
+
+    def chunks():
+        yield b'--b\r\nContent-Disposition: form-data; name="file"; filename="x.py"\r\n\r\n'
+        for _ in range(64):                                   # 4 MiB, never declared
+            sent.append(1)
+            yield b"#" * 65536
+        yield b"\r\n--b--\r\n"
+
+    reply = server.post("/api/bots", content=chunks(),
+                        headers={**bearer(alice),
+                                 "Content-Type": "multipart/form-data; boundary=b"})
+    assert reply.status_code == 413 and "at most" in reply.json()["error"]
+    assert "content-length" not in {k.lower() for k in reply.request.headers}
+    assert list((server.folder / "bots").iterdir()) == []

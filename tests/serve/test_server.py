@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import sqlite3
 import time
 
@@ -89,5 +90,22 @@ def test_submit_says_plainly_what_went_wrong(tmp_path):
         assert done.returncode == 2 and done.stderr.startswith("error: cannot reach")
         done = submit(server.url, tmp_path / "missing.py", token)
         assert done.returncode == 2 and done.stderr.startswith("error: cannot read")
+        assert chunked_upload_answer(server.port, token).startswith("HTTP/1.1 413")
     finally:
         server.stop()
+
+
+def chunked_upload_answer(port: int, token: str) -> str:
+    """Send 1.25 MiB of an upload that never declares its length, then wait: the server must
+    answer 413 without waiting for the rest (it stops reading at the limit)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall((f"POST /api/bots HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                      f"Authorization: Bearer {token}\r\nTransfer-Encoding: chunked\r\n"
+                      "Content-Type: multipart/form-data; boundary=b\r\n\r\n").encode())
+        head = b'--b\r\nContent-Disposition: form-data; name="file"; filename="x.py"\r\n\r\n'
+        sock.sendall(b"%x\r\n%s\r\n" % (len(head), head))
+        for _ in range(20):
+            sock.sendall(b"%x\r\n%s\r\n" % (65536, b"#" * 65536))
+        sock.settimeout(10)
+        return sock.recv(4096).decode("latin-1")       # no more is sent: a timeout fails
+
