@@ -16,7 +16,9 @@ from arena.pool import ArenaOptions, SandboxUnavailable, check_sandbox, tourname
 from arena.sandbox import SandboxMode
 from arena.textsafe import safe_text
 from cli.common import SandboxOption, cores_here, fail, interrupt
+from cli.tournament import ExecutorChoice
 from tournaments.league_store import LeagueConfig, LeagueStore, is_league
+from tournaments.ray_executor import RayUnavailable, require_ray
 from tournaments.settings import random_seed
 from tournaments.store import StoreError
 
@@ -35,6 +37,12 @@ def serve_command(
         min=1, help="Games played in parallel. Default: the number of cores.",
         show_default=False, metavar="N")] = None,
     sandbox: SandboxOption = SandboxMode.AUTO,
+    executor: Annotated[ExecutorChoice, typer.Option(
+        help="Where games are played: local worker processes, or Ray tasks (a private "
+        "local Ray instance, or the cluster at --address).")] = ExecutorChoice.LOCAL,
+    address: Annotated[str | None, typer.Option(
+        help="With --executor ray: the cluster to join (HOST:PORT or 'auto').",
+        show_default=False, metavar="HOST:PORT")] = None,
 ) -> None:
     """Serve a league: participants submit bots (validated in the sandbox), games are played
     in the background, and the leaderboard, bot pages and replays are served live."""
@@ -50,6 +58,13 @@ def serve_command(
         LeagueStore.open(directory, write=True).close()     # nobody else is running it
     except (StoreError, OSError) as err:
         fail(safe_text(str(err)))
+    if address is not None and executor is not ExecutorChoice.RAY:
+        fail("--address needs --executor ray")
+    if executor is ExecutorChoice.RAY:
+        try:
+            require_ray(address)
+        except RayUnavailable as err:
+            fail(safe_text(str(err)))
     with LeagueStore.open(directory) as store:
         config = store.config()
     options = ArenaOptions(move_time=config.move_time, sandbox=sandbox,
@@ -67,7 +82,8 @@ def serve_command(
 
     app = make_app(comp, page_routes(comp))
     games = start_games(directory, options, workers or cores_here(), cores_here(),
-                        directory / "arena.log")
+                        directory / "arena.log", use_ray=executor is ExecutorChoice.RAY,
+                        ray_address=address)
     typer.echo(f"serving {safe_text(str(directory))} at http://{host}:{port}/ "
                f"(participants submit at /submit)", err=False)
     # uvicorn stops on SIGINT/SIGTERM, then raises the signal again under our handlers: a

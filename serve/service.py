@@ -25,7 +25,7 @@ from pathlib import Path
 from arena.pool import ArenaOptions, BotSpec, SandboxUnavailable
 from arena.validate import Validation, validation_report
 from serve.accounts import NAME_PATTERN, AccountError, Accounts, Who
-from tournaments.games import RunError
+from tournaments.games import Executor, RunError
 from tournaments.league import LeagueError, league_ranking, play_batch
 from tournaments.league_store import LeagueStore
 from tournaments.ranking import Ranking
@@ -215,11 +215,20 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 def play_forever(directory: Path, options: ArenaOptions, workers: int, cores: int,
-                 log_file: Path | None) -> None:
-    """The game process: batches of about one round each, for as long as the server lives."""
+                 log_file: Path | None, ray_address: str | None = None,
+                 use_ray: bool = False) -> None:
+    """The game process: batches of about one round each, for as long as the server lives;
+    on this machine's worker processes, or as Ray tasks (``use_ray``: a private local Ray, or
+    the cluster at ``ray_address``)."""
     _die_with_parent()
     signal.signal(signal.SIGTERM, _interrupt)
-    executor = LocalExecutor(options, workers, cores, log_file)
+    executor: Executor
+    if use_ray:
+        from tournaments.ray_executor import RayExecutor
+
+        executor = RayExecutor(options, workers, ray_address)
+    else:
+        executor = LocalExecutor(options, workers, cores, log_file)
     try:
         store = LeagueStore.open(directory, write=True)
     except StoreError as err:
@@ -248,10 +257,12 @@ def play_forever(directory: Path, options: ArenaOptions, workers: int, cores: in
 
 
 def start_games(directory: Path, options: ArenaOptions, workers: int, cores: int,
-                log_file: Path | None) -> SpawnProcess:
+                log_file: Path | None, *, use_ray: bool = False,
+                ray_address: str | None = None) -> SpawnProcess:
     """Start the game process (a fresh interpreter: the server runs threads)."""
     ctx = mp.get_context("spawn")
     proc = ctx.Process(target=play_forever, name="league-games",
-                       args=(directory, options, workers, cores, log_file))
+                       args=(directory, options, workers, cores, log_file, ray_address,
+                             use_ray))
     proc.start()
     return proc

@@ -9,6 +9,8 @@ import socket
 import sqlite3
 import time
 
+import pytest
+
 from tests.serve.server import FIRST, Server, listening, running, submit, tree
 
 LAST = '"""Keeps the last card."""\n\n\ndef pick(obs):\n    return obs.hand[-1]\n'
@@ -109,3 +111,19 @@ def chunked_upload_answer(port: int, token: str) -> str:
         sock.settimeout(10)
         return sock.recv(4096).decode("latin-1")       # no more is sent: a timeout fails
 
+
+
+def test_games_can_be_played_on_ray(tmp_path):
+    pytest.importorskip("ray")
+    server = Server(tmp_path / "lg", "--executor", "ray")
+    try:
+        organiser = server.organiser or ""
+        for n, name in enumerate(("alice", "bob", "carol", "dave")):
+            token = server.participant(name, organiser)
+            path = tmp_path / f"{name}_bot.py"
+            path.write_text((FIRST if n % 2 else LAST) + f"# {name}\n")
+            assert submit(server.url, path, token).returncode == 0
+        server.wait_games(8, timeout=240)
+    finally:
+        server.stop()
+    assert server.proc.returncode == 0
