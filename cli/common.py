@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -19,9 +20,9 @@ from arena.textsafe import check_name, safe_text
 from engine import Variant, parse_variants
 from tournaments.settings import MIN_MEMORY_MB
 
-__all__ = ["MemoryOption", "MoveTimeOption", "SandboxOption", "VariantOption", "arena_options",
-           "check_names", "cores_here", "fail", "interrupt", "load_bots", "memory_value",
-           "move_time_value", "variants"]
+__all__ = ["ExecutorChoice", "MemoryOption", "MoveTimeOption", "SandboxOption", "VariantOption",
+           "arena_options", "check_executor", "check_names", "cores_here", "fail", "interrupt",
+           "load_bots", "memory_value", "move_time_value", "variants"]
 
 
 MoveTimeOption = Annotated[float, typer.Option(
@@ -34,6 +35,26 @@ MemoryOption = Annotated[int, typer.Option(
 VariantOption = Annotated[list[str] | None, typer.Option(
     "--variant", help="Rule variant for every game (repeatable): "
     + ", ".join(v.value for v in Variant) + ".", show_default=False, metavar="NAME")]
+
+
+class ExecutorChoice(StrEnum):
+    """Where games are played (``--executor``)."""
+
+    LOCAL = "local"
+    RAY = "ray"
+
+
+def check_executor(executor: ExecutorChoice, address: str | None) -> None:
+    """``--executor`` and ``--address``, checked (Ray installed when asked for)."""
+    from tournaments.ray_executor import RayUnavailable, require_ray
+
+    if address is not None and executor is not ExecutorChoice.RAY:
+        fail("--address needs --executor ray")
+    if executor is ExecutorChoice.RAY:
+        try:
+            require_ray(address)
+        except RayUnavailable as err:
+            fail(safe_text(str(err)))
 
 
 def cores_here() -> int:

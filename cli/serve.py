@@ -15,10 +15,15 @@ import typer
 from arena.pool import ArenaOptions, SandboxUnavailable, check_sandbox, tournament_secret
 from arena.sandbox import SandboxMode
 from arena.textsafe import safe_text
-from cli.common import SandboxOption, cores_here, fail, interrupt
-from cli.tournament import ExecutorChoice
+from cli.common import (
+    ExecutorChoice,
+    SandboxOption,
+    check_executor,
+    cores_here,
+    fail,
+    interrupt,
+)
 from tournaments.league_store import LeagueConfig, LeagueStore, is_league
-from tournaments.ray_executor import RayUnavailable, require_ray
 from tournaments.settings import random_seed
 from tournaments.store import StoreError
 
@@ -58,13 +63,7 @@ def serve_command(
         LeagueStore.open(directory, write=True).close()     # nobody else is running it
     except (StoreError, OSError) as err:
         fail(safe_text(str(err)))
-    if address is not None and executor is not ExecutorChoice.RAY:
-        fail("--address needs --executor ray")
-    if executor is ExecutorChoice.RAY:
-        try:
-            require_ray(address)
-        except RayUnavailable as err:
-            fail(safe_text(str(err)))
+    check_executor(executor, address)
     with LeagueStore.open(directory) as store:
         config = store.config()
     options = ArenaOptions(move_time=config.move_time, sandbox=sandbox,

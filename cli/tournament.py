@@ -8,7 +8,6 @@ import sys
 import threading
 from collections.abc import Sequence
 from datetime import datetime
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -19,10 +18,12 @@ from arena.pool import BotSpec, SandboxUnavailable, check_sandbox
 from arena.sandbox import SandboxMode, protections
 from arena.textsafe import safe_text
 from cli.common import (
+    ExecutorChoice,
     MemoryOption,
     MoveTimeOption,
     SandboxOption,
     VariantOption,
+    check_executor,
     cores_here,
     fail,
     interrupt,
@@ -34,12 +35,12 @@ from cli.common import (
 from tournaments.config import TournamentConfig
 from tournaments.games import Executor, RunError
 from tournaments.progress import format_duration, make_progress
-from tournaments.ray_executor import RayExecutor, RayUnavailable, require_ray
+from tournaments.ray_executor import RayExecutor, RayUnavailable
 from tournaments.report import ranking_table
 from tournaments.runner import LocalExecutor
 from tournaments.schedule import GAMES_PER_BOT, ScheduleError, ScheduleKind
 from tournaments.settings import RunSettings, SettingsError
-from tournaments.store import DB_NAME, Store, StoreError
+from tournaments.store import DB_NAME, Store, StoreError, stored_config
 from tournaments.tournament import LOG_NAME, Plan, plan, play_tournament
 
 __all__ = ["RESULTS_DIR", "tournament_command"]
@@ -47,13 +48,6 @@ __all__ = ["RESULTS_DIR", "tournament_command"]
 #: Where tournaments go without --out (a new folder each).
 RESULTS_DIR = Path("arena-results")
 CONFIRM_SECONDS = 3600.0
-
-
-class ExecutorChoice(StrEnum):
-    """Where games are played."""
-
-    LOCAL = "local"
-    RAY = "ray"
 
 
 def _check_entries(specs: Sequence[BotSpec]) -> None:
@@ -71,17 +65,6 @@ def _check_entries(specs: Sequence[BotSpec]) -> None:
         if len(same) > 1:
             shown = ", ".join(f"{s.name} = {s.path}" for s in same)
             typer.echo(safe_text(f"note: {len(same)} bot files are named {stem}.py: {shown}"))
-
-
-def _stored_config(out: Path) -> TournamentConfig | None:
-    """The tournament already in ``out`` (to resume it without --seed or --cycles), if any."""
-    if not (out / DB_NAME).is_file():
-        return None
-    try:
-        with Store.open(out) as store:
-            return store.config()
-    except (StoreError, sqlite3.Error):
-        return None
 
 
 def _fresh_out() -> Path:
@@ -156,7 +139,7 @@ def tournament_command(
     chosen = variants(variant)
     specs = load_bots(bots or [])
     _check_entries(specs)
-    stored = _stored_config(out) if out is not None else None
+    stored = stored_config(out) if out is not None else None
     if stored is not None:  # resume the stored tournament (as extended) without the options
         seed = stored.seed if seed is None else seed
         cycles = stored.cycles if cycles is None else cycles
@@ -173,13 +156,7 @@ def tournament_command(
         config.build()
     except (SettingsError, ScheduleError, OSError) as err:
         fail(safe_text(str(err)))
-    if address is not None and executor is not ExecutorChoice.RAY:
-        fail("--address needs --executor ray")
-    if executor is ExecutorChoice.RAY:
-        try:
-            require_ray(address)
-        except RayUnavailable as err:
-            fail(safe_text(str(err)))
+    check_executor(executor, address)
     workers = workers or cores_here()
     out = out if out is not None else _fresh_out()
     options = settings.arena_options(log_dir if log_dir is not None else out / "logs")

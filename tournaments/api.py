@@ -17,7 +17,6 @@ run sandboxed as there. Errors are ``ValueError`` with the command line's one-li
 from __future__ import annotations
 
 import secrets
-import sqlite3
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,12 +26,11 @@ from arena.pool import ArenaOptions, BotPool, resolve_bots
 from arena.sandbox import SandboxMode
 from arena.slots import usable_cores
 from engine import parse_variants
-from tournaments.config import TournamentConfig
 from tournaments.progress import NoProgress
 from tournaments.ranking import Ranking
 from tournaments.runner import LocalExecutor
 from tournaments.settings import RunSettings
-from tournaments.store import DB_NAME, Store, StoreError
+from tournaments.store import Store, stored_config
 from tournaments.tournament import plan, play_tournament
 
 __all__ = ["play_game", "run_tournament"]
@@ -62,7 +60,7 @@ def run_tournament(bots: Sequence[str | Path] = (), *, players: Sequence[int] | 
     (and resumed if it is already: ``cycles`` and ``seed`` left None are the stored ones, and a
     larger ``cycles`` extends it); without it, in a temporary folder that is removed.
     """
-    stored = _stored_config(Path(out)) if out is not None else None
+    stored = stored_config(Path(out)) if out is not None else None
     if stored is not None:
         seed = stored.seed if seed is None else seed
         cycles = stored.cycles if cycles is None else cycles
@@ -82,12 +80,3 @@ def run_tournament(bots: Sequence[str | Path] = (), *, players: Sequence[int] | 
                                    progress=NoProgress())
 
 
-def _stored_config(folder: Path) -> TournamentConfig | None:
-    """The tournament already stored in ``folder``, if any (a bad one is refused later)."""
-    if not (folder / DB_NAME).is_file():
-        return None
-    try:
-        with Store.open(folder) as store:
-            return store.config()
-    except (StoreError, sqlite3.Error):
-        return None

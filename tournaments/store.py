@@ -23,7 +23,7 @@ from tournaments.games import GameOutcome
 from tournaments.schedule import ScheduledGame
 
 __all__ = ["DB_NAME", "FORMAT", "GAMES_TABLE", "Store", "StoreError", "StoredGame", "insert_game",
-           "read_games", "read_records", "writer_lock"]
+           "read_games", "read_records", "stored_config", "writer_lock"]
 
 DB_NAME = "tournament.db"
 LOCK_NAME = "tournament.lock"
@@ -330,3 +330,15 @@ def insert_game(conn: sqlite3.Connection, index: int, seed: int, seats: Sequence
              json.dumps([float(s) for s in pick_seconds]), blob,
              datetime.now(UTC).isoformat(timespec="milliseconds"),
              json.dumps(timing)))
+
+
+def stored_config(directory: Path) -> TournamentConfig | None:
+    """The tournament already stored in ``directory``, if any (to resume it without repeating
+    its seed or cycles; a damaged one is refused later, when it is opened to be run)."""
+    if not (directory / DB_NAME).is_file():
+        return None
+    try:
+        with Store.open(directory) as store:
+            return store.config()
+    except (StoreError, sqlite3.Error):
+        return None
