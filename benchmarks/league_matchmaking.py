@@ -1,14 +1,15 @@
 """League matchmaking against uniform random tables, on a field whose true order is known.
 
-    .venv/bin/python benchmarks/league_matchmaking.py [--field graded|clusters] [--entries 20]
-        [--span 1] [--games 2400] [--step 24] [--seeds 10] [--svg docs/x.svg] [--truth 20000]
+    .venv/bin/python benchmarks/league_matchmaking.py [--field graded|clusters|copies]
+        [--entries 20] [--span 1] [--copies 5] [--games 2400] [--step 24] [--seeds 10]
+        [--rule shipped|voi] [--arrival BEFORE] [--svg docs/x.svg] [--truth 20000]
 
-The field: copies of ``bots/heuristic.py`` that play worse on purpose, each by its skill ``s``:
-at each pick, with probability ``s`` (for ``s <= 1``) a uniformly random legal pick instead of
-the heuristic's; past 1, a random pick or, with probability ``s - 1``, the card the heuristic
-values least. A lower ``s`` is a stronger bot, so the true order is known (``--truth N`` checks
-it on a random schedule of N games: the mean score must fall with ``s``). ``graded`` spaces
-the skills evenly over [0, SPAN]; ``clusters`` makes ``--clusters`` groups ``--within`` apart.
+The fields (``benchmarks/league_fields.py``): ``graded`` and ``clusters`` are copies of
+``bots/heuristic.py`` that play worse on purpose by a skill ``s`` (a random pick with
+probability ``s``; past 1, the card it values least with probability ``s - 1``), so a lower
+``s`` is stronger; ``copies`` is ``--copies`` copies each of the heuristic, the heuristic with
+s = 0.5, ``bots/greedy.py`` and ``bots/random.py``. ``--truth N`` checks the true order on a
+random schedule of N games (the mean score must fall with the true strength).
 
 Both methods play the field with one in-process pool (the entry files' ``pick`` called with the
 engine: no sandbox, no clock) and the real code. League: ``LeagueStore.create``, ``add_entry``,
@@ -16,14 +17,24 @@ then ``play_batch(store, executor, games=--batch)`` until ``--games`` games are 
 ``build_schedule(kind=RANDOM, games=--games)``, played in order. Ratings replay games in index
 order, so the leaderboard after G games is the ranking of the first G; every ``--step`` games
 it is read (by rating = mu - 3 sigma, as the leaderboard sorts) and scored by the share of
-pairs in their true order. Entry ids are a fresh permutation of the field per seed (ties go by
-id). Writes ``curve.csv`` and ``curve.json`` to ``--out`` and, with ``--svg``, the plot.
+pairs of different true strength in their true order. Entry ids are a fresh permutation of the
+field per seed (ties go by id).
+
+``--arrival BEFORE``: a league of the field plays BEFORE games; then one new entry of middle
+strength (``league_fields.arrival``) is added, and from those same BEFORE games each method
+plays ``--games`` more over the whole field: the league by ``play_batch`` (placement, then
+windows), random by a random schedule of all entries, the new one included. The curve is read
+from the arrival on, over the whole field.
+
+``--rule voi`` plays the league with a neighbour pair weighted by P(wrong) times the share of
+its variance one game removes (:func:`voi_weight`), a variant measured and not kept.
+
+Writes ``curve.csv`` and ``curve.json`` to ``--out`` and, with ``--svg``, the plot.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import math
 import random
@@ -34,17 +45,22 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from types import ModuleType
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from arena.game import GameResult  # noqa: E402
 from arena.pool import BotSpec  # noqa: E402
-from engine import new_game, to_record  # noqa: E402
-from tournaments.games import GameOutcome, GameRequest, OnFinished, play_one  # noqa: E402
+from benchmarks.league_fields import (  # noqa: E402
+    InProcessExecutor,
+    InProcessPool,
+    Member,
+    arrival,
+    field,
+    write_field,
+)
+from tournaments import matchmaking  # noqa: E402
+from tournaments.games import GameOutcome, GameRequest, play_one  # noqa: E402
 from tournaments.league import league_ranking, play_batch  # noqa: E402
 from tournaments.league_store import LeagueConfig, LeagueStore  # noqa: E402
 from tournaments.rating import Ratings, exposed  # noqa: E402
@@ -52,116 +68,6 @@ from tournaments.schedule import ScheduleKind, build_schedule  # noqa: E402
 
 METHODS = ("league", "random")
 LEVELS = (0.80, 0.85, 0.90, 0.95, 0.97, 0.98)
-
-#: Appended to a copy of bots/heuristic.py: the entry's way of playing worse.
-_TAIL = '''
-
-# ---- benchmarks/league_matchmaking.py: this copy plays worse on purpose ----
-import random as _random
-
-#: 0 = the heuristic; 1 = uniformly random legal picks; 2 = always the card it values least.
-SKILL = {skill!r}
-
-
-def _legal(obs):  # as bots/random.py: every distinct legal pick, chopsticks pairs too
-    hand = [str(card) for card in obs.hand]
-    kinds = list(dict.fromkeys(hand))
-    pairs = [[a, b] for a in kinds for b in kinds if a != b or hand.count(a) > 1]
-    return kinds + (pairs if obs.can_use_chopsticks and len(hand) >= 2 else [])
-
-
-def _worst(obs):
-    view = View(obs)
-    kinds = list(dict.fromkeys(view.hand))
-    return min(kinds, key=lambda c: (view.worth(c), kinds.index(c)))
-
-
-def pick(obs):
-    r = _random.random()
-    if SKILL <= 1:
-        return _random.choice(_legal(obs)) if r < SKILL else choose(obs)
-    return _worst(obs) if r < SKILL - 1 else _random.choice(_legal(obs))
-'''
-
-
-# ----------------------------------------------------------------------------- the field
-def field_skills(kind: str, entries: int, span: float, clusters: int, within: float
-                 ) -> list[float]:
-    """Skills of the field, strongest (lowest) first, all distinct."""
-    if kind == "graded":
-        return [round(span * k / (entries - 1), 4) for k in range(entries)]
-    if kind == "clusters":
-        # ``clusters`` groups spread evenly over [0, span], members ``within`` apart.
-        sizes = [entries // clusters + (1 if c < entries % clusters else 0)
-                 for c in range(clusters)]
-        out = []
-        for c, n in enumerate(sizes):
-            centre = span * (c + 0.5) / clusters
-            out += [round(centre + within * (i - (n - 1) / 2), 4) for i in range(n)]
-        return out
-    raise SystemExit(f"unknown field {kind!r}")
-
-
-def write_field(directory: Path, skills: Sequence[float]) -> list[BotSpec]:
-    """One bot file per skill: ``s000`` is the strongest."""
-    base = (ROOT / "bots" / "heuristic.py").read_text(encoding="utf-8")
-    directory.mkdir(parents=True, exist_ok=True)
-    specs = []
-    for k, skill in enumerate(skills):
-        path = directory / f"s{k:03d}.py"
-        path.write_text(base + _TAIL.format(skill=skill), encoding="utf-8")
-        specs.append(BotSpec(f"s{k:03d}", path))
-    return specs
-
-
-# ----------------------------------------------------------------------------- playing
-class InProcessPool:
-    """A GamePool stand-in: the bot files' ``pick`` called with the engine; ``random`` is seeded
-    before every pick from the deal, seat, turn and bot, so a game replays the same way."""
-
-    def __init__(self) -> None:
-        self.modules: dict[Path, ModuleType] = {}
-
-    def _load(self, path: Path) -> ModuleType:
-        if path not in self.modules:
-            spec = importlib.util.spec_from_file_location(f"_lm_bot_{len(self.modules)}", path)
-            assert spec is not None and spec.loader is not None
-            self.modules[path] = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(self.modules[path])
-        return self.modules[path]
-
-    def play(self, bots: Sequence[BotSpec], seed: int, variant: Sequence[Any] = ()
-             ) -> GameResult:
-        modules = [self._load(Path(b.path)) for b in bots]
-        state = new_game([b.name for b in bots], seed, tuple(variant))
-        seconds = [0.0] * len(bots)
-        start = time.perf_counter()
-        while not state.over:
-            picks = []
-            for seat, module in enumerate(modules):
-                random.seed(f"{seed}/{seat}/{state.round}/{state.turn}/{bots[seat].name}")
-                t = time.perf_counter()
-                picks.append(module.pick(state.observation(seat)))
-                seconds[seat] += time.perf_counter() - t
-            state = state.apply(picks)
-        return GameResult(to_record(state), time.perf_counter() - start, seconds)
-
-    def close(self) -> None:
-        """Nothing to release."""
-
-
-class InProcessExecutor:
-    """An Executor that plays every request here, one after another, with :func:`play_one`
-    (the body every executor runs). Parallelism comes from running seeds side by side."""
-
-    def __init__(self) -> None:
-        self.pool = InProcessPool()
-
-    def run(self, bots: Sequence[BotSpec], requests: Sequence[GameRequest],
-            variant: Sequence[Any], on_finished: OnFinished) -> None:
-        for request in requests:
-            on_finished(play_one(self.pool, bots, request, variant))
-
 
 # ----------------------------------------------------------------------------- one run
 def board(ratings: Ratings) -> list[int]:
@@ -184,85 +90,125 @@ def pairwise_correct(order: Sequence[int], truth: Sequence[float]) -> float:
 
 
 def curve(games: Sequence[tuple[Sequence[int], Sequence[int]]], truth: Sequence[float],
-          step: int) -> tuple[list[float], list[int]]:
-    """Pairwise-correct share after every ``step`` games (ratings replayed in order), and the
-    final leaderboard."""
+          step: int, start: int = 0) -> tuple[list[float], list[int]]:
+    """Pairwise-correct share every ``step`` games after the first ``start`` (ratings replayed
+    in order, from the first game), and the final leaderboard."""
     ratings = Ratings(len(truth))
     out = []
     for i, (seats, places) in enumerate(games, 1):
         ratings.add(seats, places)
-        if i % step == 0:
+        if i > start and (i - start) % step == 0:
             out.append(pairwise_correct(board(ratings), truth))
     return out, board(ratings)
 
 
-def run_one(method: str, seed: int, skills: Sequence[float], games: int, step: int,
-            batch: int) -> tuple[str, int, list[float], float, str]:
+def voi_weight(a: matchmaking.Candidate, b: matchmaking.Candidate) -> float:
+    """The value-of-information variant: P(wrong) times the share ``s^2 / (s^2 + 2 beta^2)``
+    of the pair's variance ``s^2 = sigma_a^2 + sigma_b^2`` one game removes, so two equal bots
+    stop drawing games once their sigmas are small."""
+    s2 = a.sigma ** 2 + b.sigma ** 2
+    return matchmaking.wrong_order_chance(a, b) * s2 / (s2 + 2 * (25 / 6) ** 2)
+
+
+def use_rule(rule: str) -> None:
+    """Play leagues in this process with ``rule``: ``shipped`` (tournaments/matchmaking.py as
+    it is, P(wrong)) or ``voi`` (:func:`voi_weight`)."""
+    if rule == "voi":
+        matchmaking.pair_weight = voi_weight  # type: ignore[assignment]
+
+
+def _league(store: LeagueStore, executor: InProcessExecutor, games: int, batch: int) -> None:
+    while store.count() < games:
+        play_batch(store, executor, games=min(batch, games - store.count()))
+
+
+def _random_games(executor: InProcessExecutor, bots: Sequence[BotSpec], seed: int, games: int
+                  ) -> list[tuple[tuple[int, ...], list[int]]]:
+    schedule = build_schedule(bots=len(bots), players=[4], cycles=1, seed=seed,
+                              kind=ScheduleKind.RANDOM, games=games)[:games]
+    played = []
+    for game in schedule:
+        out: GameOutcome = play_one(executor.pool, bots, GameRequest.of(game), ())
+        played.append((game.seats, out.record["places"][:len(game.seats)]))
+    return played
+
+
+def run_one(method: str, seed: int, members: Sequence[Member], games: int, step: int,
+            batch: int, rule: str, new: Member | None = None, before: int = 0
+            ) -> tuple[str, int, list[float], float, str]:
     """``(method, seed, curve, seconds, check)`` of one run; ``check`` compares the final
-    order read here with the league's own leaderboard (:func:`league_ranking`)."""
+    order read here with the league's own leaderboard (:func:`league_ranking`). With ``new``:
+    the arrival scenario (a league plays ``before`` games, then ``new`` joins and ``method``
+    plays ``games`` more)."""
     start = time.perf_counter()
-    order = list(range(len(skills)))
+    use_rule(rule)
+    order = list(range(len(members)))
     random.Random(f"field/{seed}").shuffle(order)      # bot index i is field member order[i]
-    truth = [skills[k] for k in order]
+    field_now = [members[k] for k in order] + ([new] if new is not None else [])
+    truth = [m.truth for m in field_now]
     theirs: list[str] = []
     with tempfile.TemporaryDirectory(prefix="league-mm-") as tmp:
-        specs = write_field(Path(tmp) / "field", skills)
-        bots = [specs[k] for k in order]
+        bots = write_field(Path(tmp) / "field", field_now)
         executor = InProcessExecutor()
-        if method == "league":
+        if method == "league" or new is not None:
             store = LeagueStore.create(Path(tmp) / "league", LeagueConfig((4,), seed))
             try:
-                for spec in bots:
+                for spec in bots[:len(members)]:
                     store.add_entry(spec.name, spec.path.read_bytes(), spec.name)
-                while store.count() < games:
-                    play_batch(store, executor, games=min(batch, games - store.count()))
+                _league(store, executor, before if new is not None else games, batch)
+                if new is not None:
+                    spec = bots[-1]
+                    store.add_entry(spec.name, spec.path.read_bytes(), spec.name)
+                    if method == "league":
+                        _league(store, executor, before + games, batch)
                 played = [(g.seats, g.places[:len(g.seats)]) for g in store.games()]
-                theirs = [row.name for row in league_ranking(store).bots]
+                theirs = [row.name for row in league_ranking(store).bots] \
+                    if method == "league" else []
             finally:
                 store.close()
-        else:
-            schedule = build_schedule(bots=len(bots), players=[4], cycles=1, seed=seed,
-                                      kind=ScheduleKind.RANDOM, games=games)[:games]
-            played = []
-            for game in schedule:
-                out: GameOutcome = play_one(executor.pool, bots, GameRequest.of(game), ())
-                played.append((game.seats, out.record["places"][:len(game.seats)]))
-    ys, final = curve(played[:games], truth, step)
+        if method == "random":
+            played = played[:before] if new is not None else []
+            played += _random_games(executor, bots, seed, games)
+    ys, final = curve(played[:before + games], truth, step, before)
     mine = [bots[b].name for b in final]
     check = "" if not theirs else "same" if mine == theirs else \
         f"{sum(a != b for a, b in zip(mine, theirs, strict=True))} places differ"
     return method, seed, ys, time.perf_counter() - start, check
 
 
-def check_truth(skills: Sequence[float], games: int, jobs: int) -> None:
-    """Play a long random schedule; the mean score must fall with the skill."""
-    schedule = build_schedule(bots=len(skills), players=[4], cycles=1, seed=12345,
+def check_truth(members: Sequence[Member], games: int, jobs: int) -> None:
+    """Play a long random schedule; the mean score must fall with the true strength."""
+    schedule = build_schedule(bots=len(members), players=[4], cycles=1, seed=12345,
                               kind=ScheduleKind.RANDOM, games=games)
     chunks = max(1, jobs)
     parts = [[(g.seats, g.seed) for g in schedule[i::chunks]] for i in range(chunks)]
     with ProcessPoolExecutor(chunks) as ex:
-        results = list(ex.map(_truth_part, [skills] * chunks, parts))
-    sums = [[sum(r[b][k] for r in results) for k in range(4)] for b in range(len(skills))]
+        results = list(ex.map(_truth_part, [members] * chunks, parts))
+    # Copies of one bot are pooled: one line per true strength.
+    kinds = sorted({m.truth for m in members})
+    sums = [[sum(r[b][k] for r in results for b, m in enumerate(members) if m.truth == t)
+             for k in range(4)] for t in kinds]
     print(f"truth check: {len(schedule)} games of a random schedule, strongest first")
     means = [score / n for n, score, _, _ in sums]
     ses = [((sq / n - m ** 2) / n) ** 0.5 for (n, _, sq, _), m in zip(sums, means, strict=True)]
-    for b, (n, _, _, place) in enumerate(sums):
-        print(f"  s={skills[b]:<6} games={int(n):>5}  mean score {means[b]:6.2f} ± {ses[b]:.2f}"
+    label = {m.truth: m.label for m in members}
+    for t, (n, _, _, place), mean, se in zip(kinds, sums, means, ses, strict=True):
+        print(f"  {label[t]:<10} games={int(n):>5}  mean score {mean:6.2f} ± {se:.2f}"
               f"  mean place {place / n:.3f}")
     zs = [(means[k - 1] - means[k]) / (ses[k - 1] ** 2 + ses[k] ** 2) ** 0.5
           for k in range(1, len(means))]
-    bad = [skills[k + 1] for k, z in enumerate(zs) if z <= 0]
+    bad = [label[kinds[k + 1]] for k, z in enumerate(zs) if z <= 0]
     print(f"  neighbours' score gaps: min z = {min(zs):.1f}, median z = "
-          f"{statistics.median(zs):.1f}; " + ("order confirmed (mean score falls with skill)"
+          f"{statistics.median(zs):.1f}; " + ("order confirmed (mean score falls with strength)"
                                                if not bad else f"NOT monotone at {bad}"))
 
 
-def _truth_part(skills: Sequence[float], games: Sequence[tuple[tuple[int, ...], int]]
+def _truth_part(members: Sequence[Member], games: Sequence[tuple[tuple[int, ...], int]]
                 ) -> list[list[float]]:
     """Per bot: games, sum of scores, sum of squared scores, sum of places."""
-    acc = [[0.0, 0.0, 0.0, 0.0] for _ in skills]
+    acc = [[0.0, 0.0, 0.0, 0.0] for _ in members]
     with tempfile.TemporaryDirectory(prefix="league-mm-") as tmp:
-        specs = write_field(Path(tmp), skills)
+        specs = write_field(Path(tmp), members)
         pool = InProcessPool()
         for seats, seed in games:
             record = pool.play([specs[b] for b in seats], seed).record
@@ -304,7 +250,8 @@ def ratio_interval(xs: Sequence[int], runs: dict[str, list[list[float]]], level:
                                                         ratios[len(ratios) * 19 // 20])
 
 
-def svg(xs: Sequence[int], means: dict[str, list[float]], title: str) -> str:
+def svg(xs: Sequence[int], means: dict[str, list[float]], title: str, after: str = ""
+        ) -> str:
     """The mean curves as an SVG line chart, games on a log scale (a 2x ratio is one step)."""
     w, h, left, right, top, bottom = 640, 400, 56, 16, 36, 44
     lo = int(min(0.75, *(min(v) for v in means.values())) * 20) / 20
@@ -326,7 +273,8 @@ def svg(xs: Sequence[int], means: dict[str, list[float]], title: str) -> str:
                    f'stroke="#eee"/><text x="{x_of(x):.1f}" y="{h - bottom + 16}" '
                    f'text-anchor="middle">{x}</text>')
         x *= 2
-    out.append(f'<text x="{w / 2}" y="{h - 8}" text-anchor="middle">games played (log scale)'
+    played = f"games played {after}" if after else "games played"
+    out.append(f'<text x="{w / 2}" y="{h - 8}" text-anchor="middle">{played} (log scale)'
                f'</text><text x="14" y="{h / 2}" text-anchor="middle" transform="rotate(-90 14 '
                f'{h / 2})">pairs in their true order</text>')
     colours = {"league": "#c0392b", "random": "#2c6fbb"}
@@ -340,12 +288,13 @@ def svg(xs: Sequence[int], means: dict[str, list[float]], title: str) -> str:
     return "\n".join(out + ["</svg>", ""])
 
 
-def report(args: argparse.Namespace, skills: list[float], seeds: list[int],
+def report(args: argparse.Namespace, members: list[Member], seeds: list[int],
            runs: dict[str, dict[int, list[float]]]) -> None:
     xs = [args.step * (i + 1) for i in range(args.games // args.step)]
     by_seed = {m: [runs[m][s] for s in seeds] for m in METHODS}
     means = {m: mean_curve(by_seed[m]) for m in METHODS}
-    print("\n games   league   random")
+    after = " after the arrival" if args.arrival else ""
+    print(f"\n games{after}   league   random")
     shown = sorted({min(len(xs), round(1.5 ** k)) - 1 for k in range(40)})
     for i in shown:
         print(f"{xs[i]:>6}   {means['league'][i]:6.1%}   {means['random'][i]:6.1%}")
@@ -368,23 +317,26 @@ def report(args: argparse.Namespace, skills: list[float], seeds: list[int],
              for m in METHODS for i, x in enumerate(xs)]
     (args.out / "curve.csv").write_text("".join(",".join(row) + "\n" for row in rows))
     (args.out / "curve.json").write_text(json.dumps(
-        {"field": args.field, "skills": skills, "seeds": seeds, "games": xs, "mean": means,
+        {"field": args.field, "members": [[m.label, m.truth] for m in members],
+         "arrival": args.arrival, "rule": args.rule, "seeds": seeds, "games": xs, "mean": means,
          "runs": {m: {str(s): v for s, v in r.items()} for m, r in runs.items()},
          "games_to": needed}, indent=1) + "\n")
     print(f"\nwrote {args.out / 'curve.csv'} and curve.json")
     if args.svg:
-        args.svg.write_text(svg(xs, means, f"{args.field} field, {len(skills)} entries: "
-                                f"mean of {len(seeds)} seeds"))
+        what = f", +1 entry after {args.arrival} games" if args.arrival else ""
+        args.svg.write_text(svg(xs, means, f"{args.field} field, {len(members)} entries{what}: "
+                                f"mean of {len(seeds)} seeds", after.strip()))
         print(f"wrote {args.svg}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--field", choices=("graded", "clusters"), default="graded")
+    parser.add_argument("--field", choices=("graded", "clusters", "copies"), default="graded")
     parser.add_argument("--entries", type=int, default=20)
     parser.add_argument("--span", type=float, default=1.0, help="skills cover [0, SPAN]")
     parser.add_argument("--clusters", type=int, default=4)
     parser.add_argument("--within", type=float, default=0.05, help="skill step in a cluster")
+    parser.add_argument("--copies", type=int, default=5, help="copies of each bot (copies)")
     parser.add_argument("--games", type=int, default=2400)
     parser.add_argument("--step", type=int, default=24, help="games between checkpoints")
     parser.add_argument("--batch", type=int, default=480, help="games per play_batch call")
@@ -395,25 +347,32 @@ def main() -> None:
     parser.add_argument("--svg", type=Path, help="also write the curve here")
     parser.add_argument("--truth", type=int, metavar="GAMES",
                         help="only check the true order on a random schedule of GAMES games")
+    parser.add_argument("--arrival", type=int, default=0, metavar="BEFORE",
+                        help="a new entry joins after BEFORE league games; --games more follow")
+    parser.add_argument("--rule", choices=("shipped", "voi"), default="shipped",
+                        help="the league's pair weight (voi: the value-of-information variant)")
     args = parser.parse_args()
-    skills = field_skills(args.field, args.entries, args.span, args.clusters, args.within)
-    print(f"field {args.field}: {len(skills)} entries, skills {skills}")
+    members = field(args.field, args.entries, args.span, args.clusters, args.within,
+                    args.copies)
+    new = arrival(args.field, members) if args.arrival else None
+    print(f"field {args.field}: {len(members)} entries, {[m.label for m in members]}"
+          + (f"; {new.label} joins after {args.arrival} games" if new else ""))
     if args.truth:
-        check_truth(skills, args.truth, args.jobs)
+        check_truth(members + ([new] if new else []), args.truth, args.jobs)
         return
     seeds = list(range(args.first_seed, args.first_seed + args.seeds))
     start = time.perf_counter()
     runs: dict[str, dict[int, list[float]]] = {m: {} for m in METHODS}
     with ProcessPoolExecutor(args.jobs) as ex:
-        futures = [ex.submit(run_one, m, s, skills, args.games, args.step, args.batch)
-                   for s in seeds for m in METHODS]
+        futures = [ex.submit(run_one, m, s, members, args.games, args.step, args.batch,
+                             args.rule, new, args.arrival) for s in seeds for m in METHODS]
         for f in futures:
             method, seed, ys, secs, check = f.result()
             runs[method][seed] = ys
             note = f", final order vs league_ranking(): {check}" if check else ""
             print(f"  {method:<6} seed {seed}: {secs:5.1f} s, final {ys[-1]:.1%}{note}")
     print(f"{len(seeds)} seeds ({seeds[0]}..{seeds[-1]}), {time.perf_counter() - start:.0f} s")
-    report(args, skills, seeds, runs)
+    report(args, members, seeds, runs)
 
 
 if __name__ == "__main__":

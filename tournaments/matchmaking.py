@@ -9,10 +9,11 @@ ranks, shifted at random), so its first games say roughly where it belongs.
 
 *Ordering.* After that, games go where the leaderboard's order is least certain. For each pair
 of neighbours on the leaderboard, the chance that they are in the wrong order is
-``P(wrong) = Phi(-(mu_a - mu_b) / sqrt(sigma_a^2 + sigma_b^2))``: large for close ratings and
-for large sigmas. A table is a window of consecutive entries (``size`` of them, skipping an
-entry whose author already sits there), the window holding the most P(wrong) over its
-neighbour pairs; the chosen pairs' weights are then halved so the next table goes elsewhere.
+``P(wrong) = Phi(-(mu_a - mu_b) / sqrt(sigma_a^2 + sigma_b^2))`` (:func:`pair_weight`): large
+for close ratings and for large sigmas. A table is a window of consecutive entries (``size`` of
+them, skipping an entry whose author already sits there), the window holding the most P(wrong)
+over its neighbour pairs; the chosen pairs' weights are then halved so the next table goes
+elsewhere.
 Tables of near neighbours are where a game tells the most about the order (their outcome is
 the least predictable), and the neighbour pairs decide every pair: a leaderboard whose
 neighbours are all in the right order is in the right order.
@@ -34,7 +35,7 @@ from dataclasses import dataclass
 from tournaments.rating import exposed_value
 
 __all__ = ["PLACEMENT_DEALS", "Candidate", "MatchError", "author_key", "choose_tables",
-           "check_field", "confident", "leaderboard", "wrong_order_chance"]
+           "check_field", "confident", "leaderboard", "pair_weight", "wrong_order_chance"]
 
 #: Tables (each played in every seat rotation) an entry plays before it is matched by rating.
 PLACEMENT_DEALS = 2
@@ -75,6 +76,13 @@ def wrong_order_chance(a: Candidate, b: Candidate) -> float:
     """The chance that ``a`` (listed above ``b``) is in fact the weaker of the two."""
     spread = math.sqrt(a.sigma ** 2 + b.sigma ** 2) or 1e-9
     return 0.5 * math.erfc((a.mu - b.mu) / spread / math.sqrt(2))
+
+
+def pair_weight(a: Candidate, b: Candidate) -> float:
+    """What a table seating neighbours ``a`` and ``b`` is worth to the order: the chance
+    that they are in the wrong order. (Weighting it by the share of uncertainty one game
+    removes was measured and not kept: docs/leagues.md, "Matchmaking, measured".)"""
+    return wrong_order_chance(a, b)
 
 
 def confident(cands: Sequence[Candidate], confidence: float) -> bool:
@@ -161,7 +169,7 @@ def _window_tables(board: Sequence[Candidate], size: int, tables: int
                    ) -> list[tuple[int, ...]]:
     """Tables of neighbours where the leaderboard's order is least certain."""
     n = len(board)
-    weight = [wrong_order_chance(a, b) for a, b in zip(board, board[1:], strict=False)]
+    weight = [pair_weight(a, b) for a, b in zip(board, board[1:], strict=False)]
     windows = [_window(board, start, size) for start in range(n)]
     spans = [(start, end, ids) for start, (end, ids) in enumerate(windows) if ids is not None]
     out: list[tuple[int, ...]] = []
