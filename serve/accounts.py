@@ -13,9 +13,12 @@ import hmac
 import re
 import secrets
 import sqlite3
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Concatenate, ParamSpec, TypeVar
 
 from tournaments.league_store import DB_NAME
 
@@ -58,6 +61,22 @@ class Who:
         return self.role == "organiser"
 
 
+_T = TypeVar("_T")
+_P = ParamSpec("_P")
+
+
+def _locked(method: Callable[Concatenate[Accounts, _P], _T]
+            ) -> Callable[Concatenate[Accounts, _P], _T]:
+    """Run the method under the instance's ``_guard`` lock."""
+
+    def run(self: Accounts, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        with self._guard:
+            return method(self, *args, **kwargs)
+
+    run.__doc__, run.__name__ = method.__doc__, method.__name__
+    return run
+
+
 def _hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -70,7 +89,9 @@ class Accounts:
     """The server's accounts, on a connection of its own to ``DIR/league.db``."""
 
     def __init__(self, directory: Path) -> None:
+        # One connection shared by the server's threads, used under one lock.
         self._conn = sqlite3.connect(directory / DB_NAME, timeout=30, check_same_thread=False)
+        self._guard = threading.Lock()
         self._conn.execute("PRAGMA journal_mode = WAL")
         with self._conn:
             self._conn.executescript(_SCHEMA)
@@ -79,6 +100,7 @@ class Accounts:
         self._conn.close()
 
     # ------------------------------------------------------------------ tokens
+    @_locked
     def ensure_organiser(self) -> str | None:
         """Make the organiser's token on the first start: the token (shown once), else None."""
         row = self._conn.execute(
@@ -91,6 +113,7 @@ class Accounts:
                                "('organiser_token_sha256', ?)", (_hash(token),))
         return token
 
+    @_locked
     def who(self, token: str) -> Who | None:
         """The holder of ``token``, or None."""
         if not token or len(token) > 200:
@@ -104,6 +127,7 @@ class Accounts:
                                    (digest,)).fetchone()
         return Who("participant", found[0]) if found else None
 
+    @_locked
     def add_participant(self, name: str) -> str:
         """A new participant's token (shown once); :class:`AccountError` if the name is bad
         or taken."""
@@ -119,11 +143,13 @@ class Accounts:
             raise AccountError(f"the participant {name} exists already") from None
         return token
 
+    @_locked
     def participants(self) -> list[str]:
         return [row[0] for row in self._conn.execute(
             "SELECT name FROM participants ORDER BY name")]
 
     # ------------------------------------------------------------------ submissions
+    @_locked
     def submissions_since(self, name: str, seconds: float) -> int:
         """How many bots ``name`` submitted in the last ``seconds``."""
         since = (_now() - timedelta(seconds=seconds)).isoformat()
@@ -131,8 +157,17 @@ class Accounts:
             "SELECT COUNT(*) FROM submissions WHERE participant = ? AND at >= ?",
             (name, since)).fetchone()[0])
 
-    def record_submission(self, name: str, bot: str, sha256: str, ok: bool) -> None:
+    @_locked
+    def record_submission(self, name: str, bot: str, sha256: str, ok: bool) -> int:
+        """Log a submission (before it is validated: the rate limit counts attempts); its id."""
         with self._conn:
-            self._conn.execute("INSERT INTO submissions (participant, at, bot, sha256, ok) "
-                               "VALUES (?, ?, ?, ?, ?)",
-                               (name, _now().isoformat(), bot, sha256, int(ok)))
+            cursor = self._conn.execute(
+                "INSERT INTO submissions (participant, at, bot, sha256, ok) VALUES "
+                "(?, ?, ?, ?, ?)", (name, _now().isoformat(), bot, sha256, int(ok)))
+        return int(cursor.lastrowid or 0)
+
+    @_locked
+    def mark_entered(self, submission: int) -> None:
+        """The submission passed validation and was entered."""
+        with self._conn:
+            self._conn.execute("UPDATE submissions SET ok = 1 WHERE id = ?", (submission,))

@@ -131,21 +131,29 @@ class Competition:
         if "\x00" in text:
             raise Refused(415, "a bot file must be UTF-8 Python text (it holds a NUL byte)")
         bot = _bot_name(name, filename)
+        sha = hashlib.sha256(data).hexdigest()
+        with self._lock:      # the rate limit counts attempts, concurrent ones included
+            self._check_owner(who, bot)
+            if (self.accounts.submissions_since(who.name, WINDOW_SECONDS)
+                    >= SUBMISSIONS_PER_WINDOW):
+                raise Refused(429, f"at most {SUBMISSIONS_PER_WINDOW} submissions in "
+                                   f"{WINDOW_SECONDS / 60:.0f} minutes; try again later")
+            attempt = self.accounts.record_submission(who.name, bot, sha, False)
+        validation = self._validate(bot, data)
+        if not validation.ok:
+            return Submitted(bot, None, validation)
+        with self._lock:
+            self._check_owner(who, bot)       # nobody took the name while it was validated
+            with LeagueStore.open(self.directory) as store:
+                entry, _ = store.add_entry(bot, data, who.name)
+            self.accounts.mark_entered(attempt)
+        return Submitted(bot, entry.version, validation)
+
+    def _check_owner(self, who: Who, bot: str) -> None:
         with LeagueStore.open(self.directory) as store:
             owners = {e.author for e in store.named(bot)}
         if owners and owners != {who.name}:
             raise Refused(403, f"the bot {bot} belongs to someone else; choose another name")
-        if self.accounts.submissions_since(who.name, WINDOW_SECONDS) >= SUBMISSIONS_PER_WINDOW:
-            raise Refused(429, f"at most {SUBMISSIONS_PER_WINDOW} submissions in "
-                               f"{WINDOW_SECONDS / 60:.0f} minutes; try again later")
-        validation = self._validate(bot, data)
-        sha = hashlib.sha256(data).hexdigest()
-        self.accounts.record_submission(who.name, bot, sha, validation.ok)
-        if not validation.ok:
-            return Submitted(bot, None, validation)
-        with self._lock, LeagueStore.open(self.directory) as store:
-            entry, _ = store.add_entry(bot, data, who.name)
-        return Submitted(bot, entry.version, validation)
 
     def _validate(self, bot: str, data: bytes) -> Validation:
         """Validate in the sandbox, at most VALIDATORS at once (503 when too many wait)."""

@@ -235,3 +235,19 @@ def test_an_upload_without_a_declared_length_is_cut_at_the_limit(server):
     assert reply.status_code == 413 and "at most" in reply.json()["error"]
     assert "content-length" not in {k.lower() for k in reply.request.headers}
     assert list((server.folder / "bots").iterdir()) == []
+
+
+def test_two_participants_racing_for_one_name_do_not_share_it(server):
+    import threading
+
+    tokens = [participant(server, "alice"), participant(server, "bob")]
+    replies: list = []
+    threads = [threading.Thread(target=lambda t=t, d=d: replies.append(
+        submit(server, t, d, "keeper.py"))) for t, d in zip(tokens, (FIRST, LAST), strict=True)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(r.status_code for r in replies) == [201, 403]
+    with LeagueStore.open(server.folder) as store:
+        assert [(e.name, e.version) for e in store.entries()] == [("keeper", 1)]
