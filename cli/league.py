@@ -181,9 +181,10 @@ def run_command(
     until_confident: Annotated[bool, typer.Option(
         "--until-confident", help="Stop the batch early once every pair of neighbours on the "
         "leaderboard is in order with --confidence (--games is then the cap).")] = False,
-    confidence: Annotated[float, typer.Option(
+    confidence: Annotated[float | None, typer.Option(
         min=0.5, max=0.9999, help="With --until-confident: the chance each neighbour pair "
-        "must be in the right order.", metavar="P")] = DEFAULT_CONFIDENCE,
+        f"must be in the right order. Default: {DEFAULT_CONFIDENCE}.", show_default=False,
+        metavar="P")] = None,
     sandbox: SandboxOption = SandboxMode.AUTO,
     memory_mb: MemoryOption = 1024,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
@@ -193,6 +194,9 @@ def run_command(
 ) -> None:
     """Play a batch of games chosen by the league's matchmaking. A batch a killed run left
     unfinished is finished first (with the same games), and nothing more is played."""
+    if confidence is not None and not until_confident:
+        fail("--confidence needs --until-confident")
+    wanted = (confidence or DEFAULT_CONFIDENCE) if until_confident else None
     store = _open(directory)
     config = store.config()
     options = ArenaOptions(move_time=config.move_time, sandbox=sandbox,
@@ -216,9 +220,9 @@ def run_command(
     main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, interrupt) if main else None
     try:
-        report = play_batch(store, executor, games=games,
-                            confidence=confidence if until_confident else None,
+        report = play_batch(store, executor, games=games, confidence=wanted,
                             progress=make_progress(quiet=quiet))
+        used = store.batch_confidence(report.batch)
         ranking = league_ranking(store)
         write_rankings(directory, ranking)
     except LeagueError as err:
@@ -235,8 +239,8 @@ def run_command(
         if main:
             signal.signal(signal.SIGTERM, previous)
         store.close()
-    how = {"done": "", "confident": f" (stopped early: every neighbour pair in order with "
-                                   f"{confidence:g} confidence)"}.get(report.outcome, "")
+    how = (f" (stopped early: every neighbour pair in order with {used:g} confidence)"
+           if report.outcome == "confident" and used is not None else "")
     typer.echo(f"\nbatch {report.batch}: {report.games} games, {report.played} played now"
                + how)
     typer.echo(ranking_table(ranking))

@@ -328,6 +328,12 @@ class LeagueStore:
                                  "batches WHERE finished_at IS NULL ORDER BY id").fetchone()
         return None if row is None else Batch(row[0], row[1], row[2], False, row[4])
 
+    def batch_confidence(self, batch: int) -> float | None:
+        """The confidence a batch stops at (None: it plays all its games)."""
+        row = self._conn.execute("SELECT confidence FROM batches WHERE id = ?",
+                                 (batch,)).fetchone()
+        return None if row is None or row[0] is None else float(row[0])
+
     def batches(self) -> int:
         return int(self._conn.execute("SELECT COUNT(*) FROM batches").fetchone()[0])
 

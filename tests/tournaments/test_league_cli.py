@@ -84,6 +84,8 @@ def test_a_user_runs_a_league(tmp_path):
     (("league", "new", "{y}", "--variant", "two-player-dummy", "--players", "3"),
      "--variant two-player-dummy needs --players 2"),
     (("league", "add", "{lg}", "random", "--author", "a\x1bb"), "--author:"),
+    (("league", "run", "{lg}", "--games", "4", "--confidence", "0.8"),
+     "--confidence needs --until-confident"),
 ])
 def test_one_line_errors(tmp_path, args, message):
     lg, empty = tmp_path / "lg", tmp_path / "empty"
