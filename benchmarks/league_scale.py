@@ -11,7 +11,6 @@ its own (copies of one bot share one stored file: the league stores files by con
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import shutil
 import statistics
@@ -25,6 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tests.serve.server import rss_mib, tree  # noqa: E402
 from tournaments.league import league_ranking  # noqa: E402
 from tournaments.league_store import LeagueStore  # noqa: E402
 from tournaments.matchmaking import Candidate, choose_tables  # noqa: E402
@@ -41,37 +41,6 @@ def arena(*args: str) -> float:
     return time.perf_counter() - start
 
 
-def _tree(root: int) -> list[int]:
-    """``root`` and every process below it (from /proc)."""
-    parents: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        parents.setdefault(int(fields[1]), []).append(int(entry))
-    out, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        out.append(pid)
-        todo.extend(parents.get(pid, []))
-    return out
-
-
-def _rss_mib(pid: int) -> float:
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
-
-
 def watched_run(args: list[str]) -> tuple[float, int, float, float]:
     """Run ``arena ARGS`` sampling its process tree: (seconds, max processes, max tree RSS,
     max RSS of the main process) in MiB."""
@@ -81,10 +50,10 @@ def watched_run(args: list[str]) -> tuple[float, int, float, float]:
 
     def sample() -> None:
         while proc.poll() is None:
-            pids = _tree(proc.pid)
+            pids = tree(proc.pid)
             peak[0] = max(peak[0], len(pids))
-            peak[1] = max(peak[1], sum(_rss_mib(p) for p in pids))
-            peak[2] = max(peak[2], _rss_mib(proc.pid))
+            peak[1] = max(peak[1], sum(rss_mib(p) for p in pids))
+            peak[2] = max(peak[2], rss_mib(proc.pid))
             time.sleep(0.25)
 
     thread = threading.Thread(target=sample, daemon=True)

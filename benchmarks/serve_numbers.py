@@ -19,19 +19,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.serve.server import Server, tree  # noqa: E402
+from tests.serve.server import Server, rss_mib, tree  # noqa: E402
 
 KINDS = ("random", "greedy", "heuristic")
-
-
-def rss_mib(pid: int) -> float:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
 
 
 def multipart(text: str, token: str, name: str) -> tuple[bytes, dict[str, str]]:

@@ -51,7 +51,7 @@ class LiveSite:
             if self._site is not None and now - self._at < REFRESH_SECONDS:
                 return self._site
             with LeagueStore.open(self.comp.directory) as store:
-                key = (store.count(), hash(tuple(store.entries())))
+                key = store.fingerprint()
             if self._site is None or key != self._key:
                 data: TournamentData = load_data(self.comp.directory)
                 site = Site(data, slugs(data.names), [g.index for g in data.games], None)

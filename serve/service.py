@@ -199,7 +199,7 @@ class Competition:
             if cached is not None and time.monotonic() - cached[1] < RANKING_SECONDS:
                 return cached[2]
             with LeagueStore.open(self.directory) as store:
-                key = (store.count(), hash(tuple(store.entries())))
+                key = store.fingerprint()
                 if cached is not None and cached[0] == key:
                     ranking = cached[2]
                 else:

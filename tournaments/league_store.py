@@ -397,6 +397,11 @@ class LeagueStore:
                 ) -> Iterator[tuple[int, dict[str, Any]]]:
         return read_records(self._conn, self.path, wanted)
 
+    def fingerprint(self) -> tuple[int, int]:
+        """Changes whenever a game is stored or an entry is added, replaced or retired (what
+        a cached leaderboard of the league depends on)."""
+        return self.count(), hash(tuple(self.entries()))
+
     def mean_seconds(self) -> float | None:
         value = self._conn.execute("SELECT AVG(seconds) FROM games").fetchone()[0]
         return None if value is None else float(value)

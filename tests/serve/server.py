@@ -129,6 +129,17 @@ def tree(pid: int) -> set[int]:
     return out
 
 
+def rss_mib(pid: int) -> float:
+    """A process's resident memory (MiB), 0 if it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
 def running(pids: set[int]) -> set[int]:
     """Those of ``pids`` still running (zombies waiting for a parent do not count)."""
     alive = set()

@@ -57,6 +57,24 @@ def stored_games(db: Path) -> int:
         return 0
 
 
+def kill_when_stored(cwd: Path, db: Path, games: int, *args: str) -> int:
+    """Run ``arena ARGS`` in its own process group, SIGKILL the whole group once ``db`` holds
+    ``games`` games; how many it holds then."""
+    command = [sys.executable, "-c", "from cli.main import main; main()", *args]
+    proc = subprocess.Popen(command, cwd=cwd, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while stored_games(db) < games:
+            assert proc.poll() is None, "the run ended before it could be killed"
+            assert time.monotonic() < deadline, "no progress"
+            time.sleep(0.02)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    return stored_games(db)
+
+
 def test_workers_and_sigkill_resume_give_identical_rankings(tmp_path):
     texts = []
     for workers in (1, 2):
@@ -68,20 +86,8 @@ def test_workers_and_sigkill_resume_give_identical_rankings(tmp_path):
         texts.append((out / "ranking.json").read_bytes())
     # The same tournament killed with SIGKILL (whole process group) about half-way...
     out = tmp_path / "killed"
-    command = [sys.executable, "-c", "from cli.main import main; main()", "tournament",
-               *KILL_BOTS, *KILL_OPTIONS, "--workers", "2", "--out", str(out)]
-    proc = subprocess.Popen(command, cwd=tmp_path, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 120
-        while stored_games(out / "tournament.db") < KILL_GAMES // 3:
-            assert proc.poll() is None, "the run ended before it could be killed"
-            assert time.monotonic() < deadline, "no progress"
-            time.sleep(0.02)
-    finally:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-    stored = stored_games(out / "tournament.db")
+    stored = kill_when_stored(tmp_path, out / "tournament.db", KILL_GAMES // 3, "tournament",
+                              *KILL_BOTS, *KILL_OPTIONS, "--workers", "2", "--out", str(out))
     assert KILL_GAMES // 3 <= stored < KILL_GAMES
     assert not (out / "ranking.json").exists()
     # ... then resumed with the same command: only the missing games are played.

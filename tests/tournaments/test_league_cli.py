@@ -4,17 +4,19 @@ errors, SIGKILL and resume, and the sandbox around league games."""
 from __future__ import annotations
 
 import json
-import os
-import signal
 import sqlite3
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.tournaments.test_cli import BOTS, arena, bots, one_line_error, sandbox_available
+from tests.tournaments.test_cli import (
+    BOTS,
+    arena,
+    bots,
+    kill_when_stored,
+    one_line_error,
+    sandbox_available,
+)
 
 FAST = ("--sandbox", "none", "--quiet")
 
@@ -23,14 +25,6 @@ def planned(directory: Path) -> list[tuple]:
     with sqlite3.connect(directory / "league.db") as conn:
         return conn.execute("SELECT idx, batch, round, deal, seats, seed FROM planned "
                             "ORDER BY idx").fetchall()
-
-
-def stored_games(directory: Path) -> int:
-    try:
-        with sqlite3.connect(directory / "league.db", timeout=5) as conn:
-            return int(conn.execute("SELECT COUNT(*) FROM games").fetchone()[0])
-    except sqlite3.Error:
-        return 0
 
 
 def test_a_user_runs_a_league(tmp_path):
@@ -117,20 +111,8 @@ def test_sigkill_anywhere_then_run_finishes_the_batch_with_the_same_games(tmp_pa
     result = arena("league", "run", whole, "--games", KILL_GAMES, "--workers", "2", *FAST)
     assert result.exit_code == 0, result.output
     killed = make("killed")
-    command = [sys.executable, "-c", "from cli.main import main; main()", "league", "run",
-               str(killed), "--games", str(KILL_GAMES), "--workers", "2", *FAST]
-    proc = subprocess.Popen(command, cwd=tmp_path, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 120
-        while stored_games(killed) < KILL_GAMES // 3:
-            assert proc.poll() is None, "the run ended before it could be killed"
-            assert time.monotonic() < deadline, "no progress"
-            time.sleep(0.02)
-    finally:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-    stored = stored_games(killed)
+    stored = kill_when_stored(tmp_path, killed / "league.db", KILL_GAMES // 3, "league", "run",
+                              str(killed), "--games", str(KILL_GAMES), "--workers", "2", *FAST)
     assert KILL_GAMES // 3 <= stored < KILL_GAMES
     result = arena("league", "run", killed, "--games", "500", "--workers", "1", *FAST)
     assert result.exit_code == 0, result.output
