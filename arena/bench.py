@@ -126,7 +126,7 @@ def _start_ms(pool: BotPool, spec: BotSpec, repeats: int) -> dict[str, float]:
     from arena.protocol import encode_load
 
     boot = load = float("inf")
-    source = spec.path.read_text()
+    files = ((spec.path.name, spec.path.read_bytes()),)
     for _ in range(repeats):
         start = time.perf_counter()
         proc = BotProcess(pool.sandbox, pool.hub, 10.0)
@@ -134,8 +134,8 @@ def _start_ms(pool: BotPool, spec: BotSpec, repeats: int) -> dict[str, float]:
         pool.hub.wait([proc.job])
         boot = min(boot, time.perf_counter() - start)
         start = time.perf_counter()
-        pool.hub.exchange([proc.request(partial(encode_load, file="trivial.py", source=source,
-                                                seed=1), 10.0, stage="load")])
+        pool.hub.exchange([proc.request(partial(encode_load, entry=spec.path.name, files=files,
+                                                folder=False, seed=1), 10.0, stage="load")])
         load = min(load, time.perf_counter() - start)
         proc.kill()
     return {"boot": boot * 1e3, "load": load * 1e3}

@@ -19,6 +19,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
+from arena.botfiles import BotFiles
 from arena.faults import Fault, FaultKind, FaultPolicy, index_hint, judge, shorten
 from arena.hub import Hub
 from arena.process import BotProcess, Failure, Job
@@ -58,8 +59,8 @@ class Host(Protocol):
         """A warm process that has run no bot code, named for ``bot``; or why there is none."""
         ...
 
-    def source(self, bot: Bot) -> str | Failure:
-        """The text of ``bot``'s file, or why it cannot be loaded."""
+    def source(self, bot: Bot) -> BotFiles | Failure:
+        """``bot``'s files, checked, or why they cannot be loaded."""
         ...
 
     def note(self, bot: Bot, lines: Sequence[str]) -> None:
@@ -240,17 +241,19 @@ class _Game:
         loads = []
         for seat in seats:
             source = self.host.source(seat.bot)
-            proc = self.host.fresh_process(seat.bot) if isinstance(source, str) else source
+            proc = (self.host.fresh_process(seat.bot) if isinstance(source, BotFiles)
+                    else source)
             if isinstance(proc, Failure):
                 self._record(seat.index, FaultKind.START, proc.detail, proc.traceback)
                 continue
-            assert isinstance(source, str)
+            assert isinstance(source, BotFiles)
             seat.proc = proc
             seat.random_seed = derive_seed(self.host.secret, self.seed, seat.index,
                                            seat.restarts)
             loads.append(proc.request(
-                partial(encode_load, file=seat.bot.path.name, source=source,
-                        seed=seat.random_seed),
+                partial(encode_load, entry=source.entry, files=source.files,
+                        folder=source.kind == "folder", seed=seat.random_seed,
+                        address_base=proc.address_base),
                 budget.startup, stage="load"))
         if not loads:
             return

@@ -16,13 +16,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
+from arena.botfiles import BotFiles, BotFilesError, BotLimits, read_bot
 from arena.cgroups import cleanup_stale
 from arena.game import Bot, GameResult, TurnReport, play_game
 from arena.hub import Hub
+from arena.image import DEFAULT_PACKAGES
 from arena.logs import BotLog, log_path
 from arena.process import BotProcess, Failure
 from arena.protocol import Budget, FaultKind
-from arena.sandbox import Sandbox, SandboxMode, SandboxUnavailable, probe_bwrap
+from arena.sandbox import FileView, Sandbox, SandboxMode, SandboxUnavailable, probe_bwrap
 from arena.slots import CoreSlots
 from arena.zygote import Zygote, ZygoteError
 from engine import Rules, Variant
@@ -45,8 +47,6 @@ log = logging.getLogger(__name__)
 
 #: Runners tried for one seat before its bot gets a start fault (the host, not the bot, failed).
 BOOT_ATTEMPTS = 3
-#: Largest bot file accepted.
-MAX_SOURCE = 4 << 20
 
 
 class BotLoadError(ValueError):
@@ -80,6 +80,24 @@ class ArenaOptions:
     secret: bytes | None = None
     #: Fork runners from one zygote sandbox (fast) rather than boot a sandbox for each.
     zygote: bool = True
+    #: Installed packages bots may import besides the standard library, ``engine`` and
+    #: numpy (``--allow-package``); what they require comes with them.
+    packages: tuple[str, ...] = ()
+    #: The sandbox's files: always the RAM image for bots; ``host`` only for the tests that
+    #: show what the image closes.
+    file_view: FileView = FileView.IMAGE
+
+
+def _fingerprint(path: Path) -> tuple[int, ...]:
+    """What changes when a bot file or folder changes (sizes and times of all it holds)."""
+    stat = path.stat()
+    if not path.is_dir():
+        return (stat.st_mtime_ns, stat.st_size)
+    found = [stat.st_mtime_ns]
+    for child in sorted(path.rglob("*")):
+        info = child.lstat()
+        found += [info.st_mtime_ns, info.st_size, info.st_mode]
+    return tuple(found)
 
 
 def tournament_secret(seed: int) -> bytes:
@@ -173,7 +191,9 @@ class BotPool:
         check_sandbox(options)
         cpu = options.cpu_limit or int(60 + 100 * options.move_time)
         mode = SandboxMode.NONE if options.sandbox == SandboxMode.NONE else SandboxMode.BWRAP
-        self.sandbox = Sandbox(mode, memory_mb=options.memory_mb, cpu_seconds=cpu)
+        self.sandbox = Sandbox(mode, memory_mb=options.memory_mb, cpu_seconds=cpu,
+                               packages=(*DEFAULT_PACKAGES, *options.packages),
+                               view=options.file_view)
         self.budget = Budget(options.move_time, options.grace, options.startup_time)
         if mode == SandboxMode.BWRAP:
             cleanup_stale()  # empty bot cgroups left by runs that were killed
@@ -187,7 +207,8 @@ class BotPool:
         self.hub = Hub(slots, shared=slots is not None, zygote=zygote)
         self._warm: list[BotProcess] = []
         self._spare = 0
-        self._sources: dict[Path, tuple[tuple[int, int], str | Failure]] = {}
+        self._sources: dict[Path, tuple[tuple[int, ...], BotFiles | Failure]] = {}
+        self.limits = BotLimits()
         #: Why the last process could not be started (the OS refused), if it could not.
         self._start_failure: Failure | None = None
         self._closed = False
@@ -260,28 +281,23 @@ class BotPool:
             log_file.note(line)
         log_file.close()
 
-    def source(self, bot: Bot) -> str | Failure:
-        """The bot file's text (read again only when the file changes)."""
+    def source(self, bot: Bot) -> BotFiles | Failure:
+        """The bot's files, checked (read again only when the file or folder changes)."""
         path = Path(bot.path)
         try:
-            stat = path.stat()
-            key = (stat.st_mtime_ns, stat.st_size)
+            key = _fingerprint(path)
             cached = self._sources.get(path)
             if cached is not None and cached[0] == key:
                 return cached[1]
-            if stat.st_size > MAX_SOURCE:
-                text: str | Failure = Failure(
-                    FaultKind.START, f"the bot file is larger than {MAX_SOURCE >> 20} MiB")
-            else:
-                text = path.read_bytes().decode("utf-8")
-        except UnicodeDecodeError as err:
-            text = Failure(FaultKind.START, f"the bot file is not UTF-8 text ({err.reason} at "
-                                            f"byte {err.start})")
-            key = (0, 0)
+            files = read_bot(path, limits=self.limits)
+            files.source()  # the entry must be UTF-8 text
+            found: BotFiles | Failure = files
+        except BotFilesError as err:
+            found = Failure(FaultKind.START, str(err))
         except OSError as err:
             return Failure(FaultKind.START, f"cannot read the bot file: {err.strerror}")
-        self._sources[path] = (key, text)
-        return text
+        self._sources[path] = (key, found)
+        return found
 
     # ------------------------------------------------------------ processes
     def _boot(self, count: int) -> None:

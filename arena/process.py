@@ -50,6 +50,18 @@ def describe_exit(status: int | None, *, sandboxed: bool) -> str:
     return f"exited with code {status}"
 
 
+def _address_space(pid: int) -> int:
+    """Bytes of address space process ``pid`` has mapped (0 if unknown)."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"VmSize:"):
+                    return int(line.split()[1]) << 10
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
 @dataclass(frozen=True)
 class Failure:
     """Why a request got no usable reply: a fault kind, its detail and the bot's traceback."""
@@ -139,6 +151,9 @@ class BotProcess:
 
     def __post_init__(self) -> None:
         self.runner_pid = 0
+        #: The runner's address space when it said hello (the interpreter and the packages
+        #: loaded for it): its limit is the bot's memory on top of this.
+        self.address_base = 0
         self.frozen = False
         #: With a zygote: the spawn's id, and its pid in the zygote's namespace.
         self.ident = 0
@@ -196,6 +211,7 @@ class BotProcess:
         zygote = self.hub.zygote
         if not self.ident or zygote is None:
             self.runner_pid = descendant(self.pid, os.path.basename(self.sandbox.python)[:15])
+            self.address_base = _address_space(self.runner_pid)
             return
         end = time.monotonic() + 1.0
         while not self.ns_pid and self.hub.zygote is not None and time.monotonic() < end:
@@ -210,6 +226,7 @@ class BotProcess:
                 raise OSError(f"no runner found for spawn {self.ident} (pid {self.ns_pid})")
             if cgroup is not None:
                 cgroup.add(self.runner_pid)
+            self.address_base = _address_space(self.runner_pid)
         except Exception as err:  # noqa: BLE001 - a bot never runs outside its limits
             log.warning("%s: a runner that cannot be placed is dropped: %s", self.name, err)
             self.kill(Failure(FaultKind.START, "the sandbox did not start (its runner could "

@@ -11,12 +11,14 @@ Wire format. Requests (arena -> runner, on the ``req`` pipe) are trusted data, f
 4-byte big-endian length and a :mod:`marshal` payload (no parser to import in the sandbox, so a
 runner boots faster)::
 
-    {"id": n, "op": "load", "file": "my_bot.py", "source": "...", "seed": 123}
+    {"id": n, "op": "load", "entry": "bot.py", "files": [("bot.py", b"..."), ...],
+     "folder": True, "seed": 123, "address_base": 110000000}
     {"id": n, "op": "begin", "resume": False, "seed": 123, "obs": {...}}
     {"id": n, "op": "pick", "obs": {...}}
     {"id": n, "op": "end", "result": {...}}
 
-``load`` runs the bot file's code (``random`` seeded first), ``begin`` seeds ``random`` for
+``load`` puts the bot's files in the sandbox (read-only, at ``/arena/bot``), then runs the
+entry file's code (``random`` seeded first), ``begin`` seeds ``random`` for
 the game and calls ``new_game(obs)`` (``resume_game(obs)`` when a fresh process joins a game
 in progress after a crash), ``pick`` calls ``pick(obs)``, ``end`` calls ``end_game(result)``.
 Replies (runner -> arena, on the ``rep`` pipe) are untrusted: one JSON object per line, each
@@ -225,9 +227,14 @@ def _frame(message: dict[str, object]) -> bytes:
     return struct.pack(">I", len(data)) + data
 
 
-def encode_load(ident: int, *, file: str, source: str, seed: int) -> bytes:
-    """The request that loads a bot file's code (its text) with ``random`` seeded by ``seed``."""
-    return _frame({"id": ident, "op": "load", "file": file, "source": source, "seed": seed})
+def encode_load(ident: int, *, entry: str, files: Sequence[tuple[str, bytes]], folder: bool,
+                seed: int, address_base: int = 0) -> bytes:
+    """The request that loads a bot: its ``files`` (relative path, content), the ``entry``
+    file whose code runs, whether it is a folder bot, ``random`` seeded by ``seed``; the
+    address space the runner had before it (``address_base`` bytes), which its limit adds to
+    the bot's memory."""
+    return _frame({"id": ident, "op": "load", "entry": entry, "files": list(files),
+                   "folder": folder, "seed": seed, "address_base": address_base})
 
 
 def encode_begin(ident: int, obs: dict[str, object], *, seed: int, resume: bool) -> bytes:

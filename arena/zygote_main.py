@@ -33,10 +33,8 @@ else:  # in the sandbox: the library's copy, next to this file
 __all__ = ["main", "zygote_main"]
 
 _CLONE_FLAGS = 0x00020000 | 0x04000000 | 0x08000000 | 0x20000000 | 0x40000000  # NS UTS IPC PID NET
-_MS_REC, _MS_PRIVATE, _MS_NOSUID, _MS_NODEV = 0x4000, 0x40000, 0x2, 0x4
-_PR_SET_PDEATHSIG, _PR_SET_NO_NEW_PRIVS, _PR_CAPBSET_DROP = 1, 38, 24
-_SYS_SECCOMP = {"x86_64": 317, "aarch64": 277, "riscv64": 277, "ppc64le": 358}
-_TMP_OPTIONS = b"size=67108864,mode=1777"
+_MS_REC, _MS_PRIVATE = 0x4000, 0x40000
+_PR_SET_PDEATHSIG = 1
 
 
 def _libc() -> ctypes.CDLL:
@@ -52,38 +50,12 @@ def _check(result: int, what: str) -> None:
         raise OSError(ctypes.get_errno(), f"{what} failed")
 
 
-def _drop_capabilities(libc: ctypes.CDLL) -> None:
-    """No capability left, now or after exec (the runner has none in any namespace)."""
-    import ctypes
-
-    for cap in range(64):
-        if libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 and ctypes.get_errno() == 22:
-            break  # EINVAL: past the last capability
-    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this thread
-    data = (ctypes.c_uint32 * 6)()
-    _check(libc.capset(header, data), "capset")
-
-
-def _install_filter(libc: ctypes.CDLL, program: bytes) -> None:
-    import ctypes
-    import platform
-
-    class Prog(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
-    buffer = ctypes.create_string_buffer(program, len(program))
-    prog = Prog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
-    _check(libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
-    number = _SYS_SECCOMP[platform.machine()]
-    _check(libc.syscall(number, 1, 0, ctypes.byref(prog)), "seccomp")
-
-
-def _become_runner(libc: ctypes.CDLL, spec: dict[str, Any], fds: list[int], program: bytes) -> None:
-    """In the forked runner: a fresh /tmp, its channel, limits, uid, no capabilities, seccomp."""
+def _become_runner(libc: ctypes.CDLL, fds: list[int]) -> None:
+    """In the forked runner: a fresh /tmp and its channel on fds 1 to 4. The lock-down
+    (limits, uid, capabilities, seccomp) comes at ``load``, before the bot's code."""
     _check(libc.prctl(_PR_SET_PDEATHSIG, 9, 0, 0, 0), "pdeathsig")
     _check(libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "mount --make-rprivate")
-    _check(libc.mount(b"tmpfs", b"/tmp", b"tmpfs", _MS_NOSUID | _MS_NODEV, _TMP_OPTIONS),
-           "mount /tmp")
+    sushi_runner.mount_tmp({})
     import fcntl
 
     req, rep, out = (fcntl.fcntl(fd, fcntl.F_DUPFD, 100) for fd in fds)  # clear of 0..4
@@ -92,11 +64,6 @@ def _become_runner(libc: ctypes.CDLL, spec: dict[str, Any], fds: list[int], prog
     os.dup2(req, 3)
     os.dup2(rep, 4)
     os.closerange(5, 1 << 16)
-    os.chdir("/tmp")
-    sushi_runner.confine({"limits": spec["limits"], "uid": spec["uid"]})
-    _drop_capabilities(libc)
-    if program:
-        _install_filter(libc, program)
 
 
 def _spawn(libc: ctypes.CDLL, spec: dict[str, Any], fds: list[int], program: bytes) -> None:
@@ -109,8 +76,10 @@ def _spawn(libc: ctypes.CDLL, spec: dict[str, Any], fds: list[int], program: byt
         if pid == 0:
             try:
                 os.setsid()
-                _become_runner(libc, spec, fds, program)
-                runner = sushi_runner.Runner(3, 4)
+                _become_runner(libc, fds)
+                jail = sushi_runner.Jail({"limits": spec["limits"], "uid": spec["uid"]},
+                                         program, mount=True)
+                runner = sushi_runner.Runner(3, 4, jail)
                 runner.send({"id": 0, "hello": True})
                 runner.serve()
             except BaseException as err:  # the arena reads it in the bot's log
@@ -141,13 +110,7 @@ def zygote_main(config: dict[str, Any]) -> None:
     import socket
 
     libc = _libc()
-    program = b""
-    if config.get("seccomp") is not None:
-        chunks = []
-        while chunk := os.read(config["seccomp"], 1 << 16):
-            chunks.append(chunk)
-        os.close(config["seccomp"])
-        program = b"".join(chunks)
+    program = sushi_runner.read_program(config.get("seccomp"))
     control = socket.socket(fileno=config["control"])
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
@@ -206,12 +169,20 @@ def main() -> None:
     """Entry point in the zygote's sandbox (CONFIG in argv[1]: a Python literal, from the
     arena): load the runner and the whole engine once for every runner, then serve."""
     config = sushi_runner.read_config(sys.argv[1])
-    sys.path.insert(0, config["lib"])
+    paths = [config["lib"], *config.get("packages", ())]
+    sys.path[:] = paths + [p for p in sys.path if p not in paths]
+    import ctypes  # noqa: F401  (the runner's lock-down uses it)
     import random  # noqa: F401
     import socket  # noqa: F401
 
     import engine.fast  # noqa: F401  (the whole engine, loaded once for every runner)
     import engine.record  # noqa: F401
+    import engine.strategy  # noqa: F401
     from engine import Observation  # noqa: F401
 
+    for module in config.get("preload", ()):
+        try:  # the allowed packages, so that no game pays for their import
+            __import__(module)
+        except Exception as err:  # noqa: BLE001 - a bot importing it will see the error
+            _say(f"zygote: cannot preload {module}: {err!r}")
     zygote_main(config)

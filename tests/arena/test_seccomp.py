@@ -53,7 +53,7 @@ def start(box: Sandbox, code: str, *args: str, filtered: bool = True,
           binds: Sequence[tuple[str, str]] = (), stdin: int | None = subprocess.DEVNULL,
           ) -> subprocess.Popen[str]:
     """Start ``python -c code args`` in a fresh sandbox, under the filter unless told."""
-    argv = box.bwrap_args()
+    argv = box.host_view_args()
     for source, target in binds:  # before the sandbox's root is made read-only
         argv[1:1] = ["--ro-bind", source, target]
     fds: tuple[int, ...] = ()
@@ -203,7 +203,8 @@ with tempfile.TemporaryDirectory() as folder:
         f.write(os.urandom(16))
     os.mkdir(os.path.join(folder, "sub"))
 print("files ok", sorted(os.listdir("/arena/lib"))[:1])
-read, write = os.pipe()
+read = os.open("/dev/null", os.O_RDONLY)
+write = os.open("/dev/null", os.O_WRONLY)
 os.set_inheritable(read, True)  # ioctl(FIONCLEX)
 os.set_blocking(write, False)  # fcntl(F_GETFL / F_SETFL)
 os.dup2(read, 9)
@@ -315,6 +316,9 @@ PROBES = {
     "seccomp": lambda: raw("seccomp", 2, 0, ctypes.byref(ctypes.c_uint32(0x7fff0000))),
     "mount": lambda: c("mount", None, None, None, ctypes.c_ulong(0), None),
     "pidfd_open": lambda: os.pidfd_open(os.getpid()),
+    "pipe": lambda: os.pipe(),
+    "pipe2": lambda: os.pipe2(os.O_CLOEXEC),
+    "clone_thread_pidfd": lambda: raw("clone", CLONE_THREAD | 0x1000, 0, 0, 0, 0),
     "setpriority": lambda: os.setpriority(os.PRIO_PROCESS, 0, 5),
     "sched_setaffinity": lambda: os.sched_setaffinity(0, {0}),
     "prlimit_other": lambda: resource.prlimit(1, resource.RLIMIT_NOFILE),
@@ -343,9 +347,9 @@ print(json.dumps(results))
 DENIED = ["fork", "subprocess", "clone_thread_newuser", "flock", "lockf", "getlk", "ofd_getlk",
           "keyctl", "add_key", "memfd_create", "socket", "socketpair", "inotify_init1",
           "sysinfo", "fadvise", "mincore", "ptrace", "shmget", "msgget", "io_uring_setup",
-          "perf_event_open", "seccomp", "mount", "pidfd_open", "setpriority",
-          "sched_setaffinity", "prlimit_other", "ioctl_tiocsti", "madvise_mergeable",
-          "prctl_timerslack", "unshare"]
+          "perf_event_open", "seccomp", "mount", "pidfd_open", "pipe", "pipe2",
+          "clone_thread_pidfd", "setpriority", "sched_setaffinity", "prlimit_other",
+          "ioctl_tiocsti", "madvise_mergeable", "prctl_timerslack", "unshare"]
 ALLOWED_PROBES = ["prlimit_self", "fcntl_getfl", "ioctl_fionread", "madvise_dontneed",
                   "prctl_get_name"]
 #: Probes the kernel lets through, or fails with another errno, without the filter, on any
@@ -353,8 +357,9 @@ ALLOWED_PROBES = ["prlimit_self", "fcntl_getfl", "ioctl_fionread", "madvise_dont
 CONTROLLED = ["fork", "subprocess", "clone3", "clone_thread_newuser", "flock", "lockf", "getlk",
               "ofd_getlk", "keyctl", "add_key", "memfd_create", "socket", "socketpair",
               "inotify_init1", "sysinfo", "fadvise", "mincore", "ptrace", "shmget", "msgget",
-              "perf_event_open", "seccomp", "mount", "pidfd_open", "setpriority",
-              "sched_setaffinity", "ioctl_tiocsti", "madvise_mergeable", "prctl_timerslack"]
+              "perf_event_open", "seccomp", "mount", "pidfd_open", "pipe", "pipe2",
+              "clone_thread_pidfd", "setpriority", "sched_setaffinity", "ioctl_tiocsti",
+              "madvise_mergeable", "prctl_timerslack"]
 
 
 @pytest.fixture(scope="module")
