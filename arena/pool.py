@@ -20,7 +20,7 @@ from arena.botfiles import BotFiles, BotFilesError, BotLimits, read_bot
 from arena.cgroups import cleanup_stale
 from arena.game import Bot, GameResult, TurnReport, play_game
 from arena.hub import Hub
-from arena.image import DEFAULT_PACKAGES
+from arena.image import DEFAULT_PACKAGES, Package, PackageError
 from arena.logs import BotLog, log_path
 from arena.process import BotProcess, Failure
 from arena.protocol import Budget, FaultKind
@@ -30,7 +30,16 @@ from arena.zygote import Zygote, ZygoteError
 from engine import Rules, Variant
 
 __all__ = [
+    "ARCHIVES",
     "ArenaOptions",
+    "BotFiles",
+    "BotFilesError",
+    "BotLimits",
+    "FileView",
+    "Package",
+    "PackageError",
+    "bot_stem",
+    "read_bot",
     "BotLoadError",
     "BotPool",
     "BotSpec",
@@ -55,7 +64,8 @@ class BotLoadError(ValueError):
 
 @dataclass(frozen=True)
 class BotSpec:
-    """A bot: its display name (unique within a run) and the absolute path of its file."""
+    """A bot: its display name (unique within a run) and the absolute path of its file, its
+    folder (holding ``bot.py``) or its archive (``.zip``, ``.tar.gz``)."""
 
     name: str
     path: Path
@@ -86,6 +96,8 @@ class ArenaOptions:
     #: The sandbox's files: always the RAM image for bots; ``host`` only for the tests that
     #: show what the image closes.
     file_view: FileView = FileView.IMAGE
+    #: How big a bot (its folder, all files) may be.
+    bot_limits: BotLimits = BotLimits()
 
 
 def _fingerprint(path: Path) -> tuple[int, ...]:
@@ -130,31 +142,59 @@ def _builtin_files() -> list[Path]:
     return [Path(p).resolve() for p in bots.builtin_bots()]
 
 
+#: What a bot can be besides a ``.py`` file and a folder holding ``bot.py``.
+ARCHIVES = (".zip", ".tar.gz", ".tgz")
+
+
+def bot_stem(path: Path) -> str:
+    """A bot's name from its path: the file's stem, the folder's or the archive's name."""
+    name = path.name
+    for suffix in (".py", *ARCHIVES):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def _is_bot(path: Path) -> bool:
+    """A bot file, a folder bot or a bot archive (not a folder of bots)."""
+    if path.is_dir():
+        return (path / "bot.py").is_file()
+    return path.name.endswith((".py", *ARCHIVES))
+
+
 def _files_for(arg: str) -> list[Path]:
     path = Path(arg).expanduser()
-    if path.is_dir():
-        files = sorted(p.resolve() for p in path.glob("*.py") if not p.name.startswith("_"))
+    if path.is_dir() and not (path / "bot.py").is_file():
+        files = sorted(p.resolve() for p in path.iterdir()
+                       if not p.name.startswith(("_", ".")) and _is_bot(p))
         if not files:
-            raise BotLoadError(f"no bot files (*.py) in directory {arg}")
+            raise BotLoadError(f"no bots in directory {arg} (bot files *.py, folders holding "
+                               "bot.py, or .zip/.tar.gz archives of such folders)")
         return files
-    if path.is_file():
-        if path.suffix != ".py":
-            raise BotLoadError(f"not a Python file: {arg}")
+    if path.is_dir():
         return [path.resolve()]
-    builtin = _builtin_dir() / f"{arg}.py"
-    if "/" not in arg and not arg.startswith("_") and builtin.is_file():
-        return [builtin]
-    if path.suffix == ".py" or "/" in arg:
+    if path.is_file():
+        if not _is_bot(path):
+            raise BotLoadError(f"not a bot: {arg} (a bot is a .py file, a folder holding "
+                               "bot.py, or such a folder packed as .zip or .tar.gz)")
+        return [path.resolve()]
+    builtin = [p for p in _builtin_files() if bot_stem(p) == arg]
+    if "/" not in arg and not arg.startswith("_") and builtin:
+        return builtin
+    if "/" not in arg and Path(f"{arg}.py").is_file():
+        raise BotLoadError(f"no such bot: {arg} (did you mean {arg}.py?)")
+    if path.suffix == ".py" or "/" in arg or arg.endswith(ARCHIVES):
         raise BotLoadError(f"no such bot file: {arg}")
-    names = ", ".join(p.stem for p in _builtin_files()) or "none"
+    names = ", ".join(bot_stem(p) for p in _builtin_files()) or "none"
     raise BotLoadError(f"no such bot file or built-in bot: {arg} (built-in bots: {names})")
 
 
-def resolve_bots(args: Sequence[str]) -> list[BotSpec]:
-    """Bot specs for files, directories of bot files and built-in bot names.
+def resolve_bots(args: Sequence[str], *, limits: BotLimits | None = None) -> list[BotSpec]:
+    """Bot specs for bot files, folders and archives, directories of them, and built-in names.
 
-    No args: the built-in bots. Names are file stems, made unique with ``-2``, ``-3``...
-    Raises :class:`BotLoadError` with a one-line message.
+    No args: the built-in bots. Names are file stems (folder, archive names), made unique with
+    ``-2``, ``-3``... Every bot is read and checked (:func:`arena.botfiles.read_bot`, within
+    ``limits``). Raises :class:`BotLoadError` with a one-line message.
     """
     files: list[Path] = []
     if not args:
@@ -166,10 +206,18 @@ def resolve_bots(args: Sequence[str]) -> list[BotSpec]:
     specs: list[BotSpec] = []
     taken: set[str] = set()
     for file in files:
-        name, n = file.stem, 1
+        if file.is_dir() or file.name.endswith(ARCHIVES):
+            try:
+                read_bot(file, limits=limits or BotLimits())
+            except BotFilesError as err:
+                raise BotLoadError(str(err)) from None
+            except OSError as err:
+                raise BotLoadError(f"cannot read {file}: {err.strerror}") from None
+        stem = bot_stem(file)
+        name, n = stem, 1
         while name in taken:
             n += 1
-            name = f"{file.stem}-{n}"
+            name = f"{stem}-{n}"
         taken.add(name)
         specs.append(BotSpec(name, file))
     return specs
@@ -208,7 +256,7 @@ class BotPool:
         self._warm: list[BotProcess] = []
         self._spare = 0
         self._sources: dict[Path, tuple[tuple[int, ...], BotFiles | Failure]] = {}
-        self.limits = BotLimits()
+        self.limits = options.bot_limits
         #: Why the last process could not be started (the OS refused), if it could not.
         self._start_failure: Failure | None = None
         self._closed = False
@@ -237,6 +285,10 @@ class BotPool:
         finally:
             if not self._closed:
                 self._boot(self._spare)  # the next game's runners boot while results are stored
+
+    def packages(self) -> tuple[Package, ...]:
+        """The installed packages bots may import here (with their versions)."""
+        return self.sandbox.allowed()
 
     def close(self) -> None:
         """Kill every bot process (booting, idle or in a game) with everything it started."""

@@ -72,6 +72,19 @@ def test_threads_past_the_gil_get_one_core_at_most(tmp_path: Path) -> None:
     assert statistics.median(cores) <= 1.15, cores  # without the quota: about 2 here
 
 
+@pytest.mark.skipif("cpu" not in detect().controllers,
+                    reason="no cpu cgroup controller for bots on this host")
+def test_numpy_in_threads_gets_one_core_at_most(tmp_path: Path) -> None:
+    with BotPool(options(move_time=0.4, log_dir=tmp_path)) as pool:
+        result = pool.play([fair("numpy_threads"), spec("first")], seed=7)
+    assert result.faults == []
+    lines = (tmp_path / "numpy_threads.log").read_text().splitlines()
+    assert "blas threads 1" in lines  # BLAS pools are pinned to one thread in the sandbox
+    cores = [float(line.split()[1]) for line in lines if line.startswith("cores ")]
+    assert len(cores) >= 20
+    assert statistics.median(cores) <= 1.15, cores  # without the quota: about 2 here
+
+
 def test_the_first_pick_gets_the_same_time_as_every_other() -> None:
     with BotPool(options(move_time=0.3, grace=0.1)) as pool:
         result = pool.play([fair("late_first"), spec("first")], seed=3)
