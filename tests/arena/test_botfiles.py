@@ -371,8 +371,10 @@ def test_a_zip_bomb_is_refused_by_counting(tmp_path: Path, zip_bomb: bytes, infl
 @pytest.mark.parametrize("form", ["zip", "tar"])
 def test_too_many_entries_are_refused_before_their_members(tmp_path: Path, inflated: list[int],
                                                            form: str) -> None:
+    # The zip's are files, refused before any is read (counting them would stop at the 5th
+    # file); the tar's are folders, counted as they stream by.
     members: Members = [("bot.py", BOT), *((tinfo(f"{i}", tarfile.DIRTYPE) if form == "tar"
-                                            else f"{i}/", b"") for i in range(2000))]
+                                            else f"{i}", b"x") for i in range(2000))]
     data = (zipped if form == "zip" else tarred)(members)
     name = "cd.zip" if form == "zip" else "cd.tgz"
     message = refused(lambda: read_archive(data, name, limits=BotLimits(max_files=4)), tmp_path)
