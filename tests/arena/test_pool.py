@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.pool import BotLoadError, BotPool, resolve_bots
+from arena.pool import BotLoadError, BotPool, BotSpec, resolve_bots
 from engine import Variant, replay
 from tests.arena.conftest import BOTS, spec
+
+FOLDER_BOT = Path(__file__).resolve().parent / "folder_bots" / "learned"
 
 
 def test_game_of_trivial_bots_replays(pool: BotPool) -> None:
@@ -69,12 +71,45 @@ def test_resolve_bots_names_and_errors(tmp_path: Path) -> None:
     with pytest.raises(BotLoadError, match="no such bot"):
         resolve_bots([str(tmp_path / "missing.py")])
     (tmp_path / "notes.txt").write_text("x")
-    with pytest.raises(BotLoadError, match="not a Python file"):
+    with pytest.raises(BotLoadError, match="not a bot: .*notes.txt"):
         resolve_bots([str(tmp_path / "notes.txt")])
-    with pytest.raises(BotLoadError, match="no bot files"):
+    with pytest.raises(BotLoadError, match="no bots in directory"):
         resolve_bots([str(tmp_path)])
     with pytest.raises(BotLoadError, match="built-in"):
         resolve_bots(["no_such_builtin_bot"])
+
+
+def test_resolve_bots_takes_folders_and_archives(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                 ) -> None:
+    import shutil
+
+    from arena.botfiles import read_bot
+
+    field = tmp_path / "field"
+    field.mkdir()
+    shutil.copytree(FOLDER_BOT, field / "learned")
+    (field / "packed.tar.gz").write_bytes(read_bot(FOLDER_BOT).pack())
+    shutil.copy(BOTS / "first.py", field / "first.py")
+    (field / "notes.txt").write_text("not a bot, not looked at in a folder of bots")
+    specs = resolve_bots([str(field)])
+    assert [(s.name, s.path.name) for s in specs] == [
+        ("first", "first.py"), ("learned", "learned"), ("packed", "packed.tar.gz")]
+    assert [s.name for s in resolve_bots([str(FOLDER_BOT)])] == ["learned"]
+    hostile = tmp_path / "hostile"
+    shutil.copytree(FOLDER_BOT, hostile)
+    (hostile / "link").symlink_to("/etc/passwd")
+    with pytest.raises(BotLoadError, match="'link' is a symbolic link") as err:
+        resolve_bots([str(hostile)])
+    assert "\n" not in str(err.value)
+    monkeypatch.chdir(BOTS)
+    with pytest.raises(BotLoadError, match="did you mean first.py"):
+        resolve_bots(["first"])
+
+
+def test_a_folder_bot_with_numpy_and_weights_plays(pool: BotPool) -> None:
+    result = pool.play([BotSpec("learned", FOLDER_BOT), spec("first")], seed=12)
+    assert result.faults == []
+    replay(result.record)
 
 
 def test_the_dummy_controller_is_asked_twice(pool: BotPool) -> None:
