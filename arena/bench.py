@@ -76,6 +76,8 @@ while line := read():
     sys.stdout.buffer.flush()
 """
 _TRIVIAL_BOT = "def pick(obs):\n    return obs.hand[0]\n"
+_NUMPY_BOT = ("import numpy as np\n\nWEIGHTS = np.ones(13)\n\n"
+              "def pick(obs):\n    return obs.hand[int(np.argmax(WEIGHTS[:len(obs.hand)]))]\n")
 _PING = json.dumps({"id": 1, "op": "pick", "pick": "tempura"}).encode() + b"\n"
 
 
@@ -180,7 +182,9 @@ def arena_overhead(*, games: int = 20, repeats: int = 5, players: int = 4,
 
     Returns ``arena_turn_us`` (a whole turn, all seats asked in parallel),
     ``bare_turn_us``, ``arena_turn_overhead_us`` (their difference, best of ``repeats``) and
-    ``bot_start_ms`` (starting one sandboxed bot process until it is ready to answer).
+    ``bot_start_ms`` (starting one sandboxed bot process until it is ready to answer),
+    ``bot_load_ms`` and ``bot_load_numpy_ms`` (loading a trivial bot, and one that imports
+    numpy, into a started process: what a game waits for).
     """
     with tempfile.TemporaryDirectory() as folder:
         bot = Path(folder) / "trivial.py"
@@ -201,6 +205,10 @@ def arena_overhead(*, games: int = 20, repeats: int = 5, players: int = 4,
                 bare, turns = _bare_turns(seeds, players)
                 best_bare = min(best_bare, bare)
             start_ms = _start_ms(pool, specs[0], repeats)
+            numpy_bot = Path(folder) / "numpy_bot.py"
+            numpy_bot.write_text(_NUMPY_BOT)
+            numpy_bot.chmod(0o644)
+            numpy_ms = _start_ms(pool, BotSpec("numpy_bot", numpy_bot), repeats)
             best_game = float("inf")
             for seed in range(repeats):  # a whole game: fresh processes loaded and told
                 start = time.perf_counter()
@@ -209,4 +217,5 @@ def arena_overhead(*, games: int = 20, repeats: int = 5, players: int = 4,
     arena_us, bare_us = best_arena / turns * 1e6, best_bare / turns * 1e6
     return {"arena_turn_us": arena_us, "bare_turn_us": bare_us,
             "arena_turn_overhead_us": arena_us - bare_us, "bot_start_ms": start_ms["boot"],
-            "bot_load_ms": start_ms["load"], "game_ms": best_game * 1e3}
+            "bot_load_ms": start_ms["load"], "bot_load_numpy_ms": numpy_ms["load"],
+            "game_ms": best_game * 1e3}

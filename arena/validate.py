@@ -29,8 +29,8 @@ GAMES: list[tuple[int, tuple[Variant, ...]]] = [
 ]
 
 _ADVICE: dict[FaultKind, str] = {
-    FaultKind.START: "The bot file must import cleanly (only the standard library and "
-                     "`engine`) and define pick(obs).",
+    FaultKind.START: "The bot must import cleanly (the standard library, `engine`, numpy "
+                     "and the packages the organiser allows) and define pick(obs).",
     FaultKind.TIMEOUT: "pick must return within obs.time_limit seconds (--move-time).",
     FaultKind.CRASH: "The bot's code raised, or its process died.",
     FaultKind.ILLEGAL: "pick must return a card name from obs.hand, or a list of two names when "

@@ -53,6 +53,7 @@ def bench_command(
     result["fanout_round_trip_us"] = round(fanout, 1)
     result["bot_start_ms"] = round(arena["bot_start_ms"], 1)
     result["bot_load_ms"] = round(arena["bot_load_ms"], 1)
+    result["bot_load_numpy_ms"] = round(arena["bot_load_numpy_ms"], 1)
     result["game_ms"] = round(arena["game_ms"], 1)
     result["arena_sandbox"] = sandbox
     typer.echo("")
@@ -65,6 +66,7 @@ def bench_command(
          f"({arena['arena_turn_overhead_us'] / round_trip:.1f}x round trip)"],
         ["sandbox boot (runner ready, ahead of need)", f"{arena['bot_start_ms']:.1f} ms"],
         ["bot load into a booted sandbox", f"{arena['bot_load_ms']:.1f} ms"],
+        ["same, a bot that imports numpy", f"{arena['bot_load_numpy_ms']:.1f} ms"],
         ["whole 4-player game, fresh processes", f"{arena['game_ms']:.1f} ms"],
     ], headers=["arena", "time"]))
     if fairness:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import random
 import re
+import statistics
 import sysconfig
 import time
 import uuid
@@ -95,6 +96,7 @@ def _page_note(pool: BotPool, logs: Path, folder: Path) -> tuple[list[str], list
                     + (HOSTILE / "page_note.py").read_text())
     other = resolve_bots(["random"])[0]
     wrote, read = [], []
+    warm_ns, cold_ns = [], []
     for trial in range(TRIALS):
         _evict(candidates)  # a quiet machine: nothing has read them lately
         seed = 1000 + trial
@@ -103,6 +105,10 @@ def _page_note(pool: BotPool, logs: Path, folder: Path) -> tuple[list[str], list
         log = logs / "spy.log"
         wrote.append(_lines(log, "WROTE")[-1])
         read.append(_lines(log, "NOTE")[-1])
+        for bit, ns in zip(wrote[-1], _lines(log, "TIMES")[-1].split(), strict=True):
+            (warm_ns if bit == "1" else cold_ns).append(int(ns))
+    print(f"\none-byte reads after the note: written {statistics.median(warm_ns) / 1e3:.1f} us, "
+          f"not written {statistics.median(cold_ns) / 1e3:.1f} us (medians)")
     return wrote, read
 
 
@@ -123,7 +129,8 @@ def test_a_page_cache_note_reaches_the_next_rotation_only_on_the_host_view(
         # Every file of the image is always in memory: the reader sees all of them warm and
         # decodes nothing (random bits: about half wrong).
         assert 0.25 <= rate <= 0.75, (wrote, read)
-        assert set("".join(read)) == {"1"}
+        decoded = "".join(read)
+        assert decoded.count("1") >= 0.8 * len(decoded)  # all warm, but for a few slow reads
 
 
 def _dentry_bits(pool: BotPool, logs: Path, folder: Path) -> tuple[list[str], list[str]]:
@@ -141,6 +148,8 @@ def _dentry_bits(pool: BotPool, logs: Path, folder: Path) -> tuple[list[str], li
         pool.play([other, BotSpec(name, bot)], seed=trial + 100)  # and this one receives
         sent.append(bits)
         received.append(_lines(logs / f"{name}.log", "RECEIVED")[-1])
+        print("\nmissing-name lookups, cold and warm (ns, medians):",
+              _lines(logs / f"{name}.log", "COLD")[-1])
     return sent, received
 
 

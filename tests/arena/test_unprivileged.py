@@ -12,6 +12,8 @@ Skipped, with the reason, where that cannot run: not root, no useradd, no Python
 from __future__ import annotations
 
 import ast
+import random
+import subprocess
 import uuid
 from pathlib import Path
 
@@ -22,6 +24,10 @@ from tests.arena import unprivileged
 from tests.arena.zoo import write_bot
 
 BOTS = Path(__file__).resolve().parent / "bots"
+HOSTILE_DIR = Path(__file__).resolve().parent / "hostile"
+DENTRY_TRIALS = 2
+#: A learned bot kept as a folder: a small numpy network and its weights file.
+FOLDER_BOT = Path(__file__).resolve().parent / "folder_bots" / "learned"
 GOOD = [("first", BOTS / "first.py"), ("seeded", BOTS / "seeded.py")]
 
 HOSTILE = {
@@ -87,9 +93,24 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> unprivileged.Run:
               for bot in PLAY_PROPERLY]
     games.append(unprivileged.Game("daemon", [("daemon", daemon), *GOOD]))
     games.append(unprivileged.Game("greedy", [("greedy", greedy), *GOOD], memory_mb=256))
+    games.append(unprivileged.Game("learned", [("learned", FOLDER_BOT), *GOOD]))
+    stdlib = subprocess.run([unprivileged.SYSTEM_PYTHON, "-I", "-c",
+                             "import sysconfig; print(sysconfig.get_paths()['stdlib'])"],
+                            capture_output=True, text=True, timeout=30).stdout.strip()
+    rng = random.Random(5)
+    for trial in range(DENTRY_TRIALS):  # another sandbox sends, then this one receives
+        bits = "".join(rng.choice("01") for _ in range(64))
+        bot = write_bot(folder, f"dentry{trial}", f"FOLDER = {stdlib!r}\n"
+                        f"NONCE = {uuid.uuid4().hex[:12]!r}\nBITS = {bits!r}\nREPEATS = 8\n"
+                        + (HOSTILE_DIR / "dentry_bits.py").read_text())
+        games.append(unprivileged.Game(f"dentry-send{trial}", [(f"dentry{trial}", bot),
+                                                               ("first", BOTS / "first.py")]))
+        games.append(unprivileged.Game(f"dentry-receive{trial}",
+                                       [("first", BOTS / "first.py"), (f"dentry{trial}", bot)]))
     try:
-        result = unprivileged.run_games(games, markers=[marker], logs=["writes_home", "killer"],
-                                        escape_names=[ESCAPE_NAME])
+        result = unprivileged.run_games(
+            games, markers=[marker], escape_names=[ESCAPE_NAME],
+            logs=["writes_home", "killer", *(f"dentry{i}" for i in range(DENTRY_TRIALS))])
     except unprivileged.Unavailable as err:
         pytest.skip(f"unprivileged arena tests: {err}")
     result.result["marker"] = marker
@@ -132,6 +153,26 @@ def test_runs_as_an_ordinary_user(run: unprivileged.Run) -> None:
 
 def test_good_bots_play_cleanly(run: unprivileged.Run) -> None:
     played = game(run, "good")
+    assert played["faults"] == [] and len(played["scores"]) == 3
+
+
+def test_no_directory_cache_channel_as_an_ordinary_user(run: unprivileged.Run) -> None:
+    sent, received = [], []
+    for trial in range(DENTRY_TRIALS):
+        game(run, f"dentry-send{trial}")
+        game(run, f"dentry-receive{trial}")
+        lines = run.result["logs"][f"dentry{trial}"].splitlines()
+        sent += [line.split()[1] for line in lines if line.startswith("SENT ")]
+        received += [line.split()[1] for line in lines if line.startswith("RECEIVED ")]
+    bits = [(a, b) for s, r in zip(sent, received, strict=True)
+            for a, b in zip(s, r, strict=True)]
+    assert len(bits) == 64 * DENTRY_TRIALS
+    rate = sum(a != b for a, b in bits) / len(bits)
+    assert 0.25 <= rate <= 0.75, (sent, received)  # the image keeps no missing names
+
+
+def test_a_learned_folder_bot_with_numpy_plays(run: unprivileged.Run) -> None:
+    played = game(run, "learned")
     assert played["faults"] == [] and len(played["scores"]) == 3
 
 

@@ -263,12 +263,34 @@ def _stage_bwrap(tools: Path) -> Path:
     return staged.parent
 
 
+def _stage_packages(lib: Path) -> list[str]:
+    """Copy the packages bots may import by default (numpy), compiled parts, libraries and
+    metadata included, as installed here (they are built for CPython 3.11, as is
+    :data:`SYSTEM_PYTHON`); their names."""
+    from arena.image import DEFAULT_PACKAGES, resolve_packages
+
+    names = []
+    for package in resolve_packages(DEFAULT_PACKAGES):
+        for top in package.tops:
+            source = Path(package.site, top)
+            if source.is_dir():
+                shutil.copytree(source, lib / top, ignore=shutil.ignore_patterns("tests"))
+            elif source.is_file():
+                _copy_file(source, lib / top)
+        names.append(package.name)
+    for path in lib.rglob("*"):
+        if path.is_file():
+            path.chmod(path.stat().st_mode | 0o444)
+    return names
+
+
 def _stage(stage: Path, bots: list[Path], uid: int, gid: int) -> tuple[dict[Path, Path], Path]:
-    """Fill ``stage``; the staged path of each bot file and the directory holding bwrap."""
+    """Fill ``stage``; the staged path of each bot (file or folder) and the directory holding
+    bwrap."""
     lib = stage / "lib"
     for package in PACKAGES:
         _copy_python_tree(ROOT / package, lib / package)
-    third = _third_party(lib)
+    third = _third_party(lib) + _stage_packages(lib)
     _copy_file(DRIVER, stage / "driver.py")
     staged: dict[Path, Path] = {}
     names: set[str] = set()
@@ -281,7 +303,12 @@ def _stage(stage: Path, bots: list[Path], uid: int, gid: int) -> tuple[dict[Path
             name = f"{bot.stem}_{n}{bot.suffix}"
         names.add(name)
         staged[bot] = stage / "bots" / name
-        _copy_file(bot, staged[bot])
+        if bot.is_dir():
+            shutil.copytree(bot, staged[bot])
+            for path in staged[bot].rglob("*"):
+                path.chmod(0o755 if path.is_dir() else 0o644)
+        else:
+            _copy_file(bot, staged[bot])
     bin_dir = _stage_bwrap(stage / "tools")
     _fix_modes(stage)
     home = stage / "home"
