@@ -50,7 +50,8 @@ seats are all zero. A seat block (offsets within the block):
 +15    1    its wasabi with no nigiri on them yet                       1/8
 +16    1    its puddings so far (earlier rounds and this one)           1/8
 +17    1    its points from completed rounds                            1/64
-+18    1    cards in its hand now (the dummy: its face-down pile)       1/8
++18    1    cards in its hand now (the dummy: its face-down pile),      1/8
+            0 when the observation has no ``hand_sizes``
 +19    1    its hand is known to this seat (``known_hands`` not None)   1
 +20    13   the known cards of that hand: count of each card            1/8
 ====== ==== ========================================================= =====
@@ -78,7 +79,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ACTIONS", "ACTION_INDEX", "CARDS", "N_ACTIONS", "N_CARDS", "MAX_SEATS", "SEAT_BLOCK",
-    "OBSERVATION_SIZE", "SCALES", "OBSERVATION_HIGH", "encode", "features", "legal_mask",
+    "OBSERVATION_SIZE", "SCALES", "OBSERVATION_HIGH", "encode", "features", "encode_many",
+    "legal_mask",
     "mask_bytes", "decode", "seat_order", "encode_array", "legal_mask_array",
 ]
 
@@ -124,74 +126,67 @@ _WASABI = Card.WASABI
 _ABSENT = bytes(SEAT_BLOCK)
 _UNKNOWN = bytes(1 + N_CARDS)
 _PLAYER, _DUMMY = b"\x01\x00", b"\x01\x01"
-#: (seats, dummy variant, seat, pass direction) -> the seats of the seat blocks, in order.
-_ORDERS: dict[tuple[int, bool, int, int], tuple[int, ...]] = {
-    (players + dummy, dummy, seat, step): (
-        *((seat + k * step) % players for k in range(players)), *((players,) if dummy else ()))
+#: (seats, dummy variant, pass direction) -> by observing seat, the seats of its seat blocks.
+_ORDERS: dict[tuple[int, bool, int], tuple[tuple[int, ...], ...]] = {
+    (players + dummy, dummy, step): tuple(
+        (*((seat + k * step) % players for k in range(players)), *((players,) if dummy else ()))
+        for seat in range(players))
     for players, dummy in ((2, False), (3, False), (4, False), (5, False), (2, True))
-    for seat in range(players) for step in (1, -1)}
+    for step in (1, -1)}
 
-# Memos of pure functions (the same tableaux, hands and discards come back in every seat's
-# observation of a turn, and in later turns); each is emptied when it grows past the limit.
+# Memos of pure functions, each emptied when it grows past the limit: the vector's head (a few
+# hundred distinct ones) and the mask of a hand that may use chopsticks (by its counts).
 _CACHE_LIMIT = 50_000
 _heads: dict[tuple[object, ...], bytes] = {}
-_counts: dict[tuple[Card, ...], int] = {}
-_tables: dict[tuple[Card, ...], tuple[int, bytes]] = {}
-_knowns: dict[tuple[Card, ...], tuple[int, bytes]] = {}
-_masks: dict[tuple[int, bool], bytes] = {}
+_chop_masks: dict[bytes, bytes] = {}
+#: Byte translation: any count to 1 if it is not 0 (a hand's counts to its legal single cards).
+_NONZERO = bytes([0] + [1] * 255)
+_ZEROS = bytes(N_CARDS)
+_NO_PAIRS = bytes(N_CARDS * N_CARDS)
+#: The discards last encoded and their packed counts (one object stays for a whole round).
+_last_discards: tuple[Sequence[Card], int] = ((), 0)
 _get = _POW.__getitem__
+#: Hands already packed in one call, by ``id`` (the caller keeps them alive): packed counts,
+#: the counts as bytes, and the same after the "known" flag.
+_Packs = dict[int, tuple[int, bytes, bytes]]
+#: Zero seat blocks after a table of 2 to 5 seats.
+_PADS = {seats: _ABSENT * (MAX_SEATS - seats) for seats in range(2, MAX_SEATS + 1)}
 
 
-def _count(cards: Sequence[Card]) -> int:
-    """The cards' counts packed in one int (a byte per kind)."""
-    key = cards if isinstance(cards, tuple) else tuple(cards)
-    packed = _counts.get(key)
-    if packed is None:
-        packed = sum(map(_get, key))
-        if len(_counts) >= _CACHE_LIMIT:
-            _counts.clear()
-        _counts[key] = packed
+def _discarded(discards: Sequence[Card]) -> int:
+    global _last_discards
+    last = _last_discards
+    if discards is last[0]:
+        return last[1]
+    packed = sum(map(_get, discards))
+    _last_discards = (discards, packed)
     return packed
 
 
-def _table(tableau: Sequence[Card]) -> tuple[int, bytes]:
-    """A tableau's packed counts, and its counts and open wasabi as bytes."""
-    key = tableau if isinstance(tableau, tuple) else tuple(tableau)
-    entry = _tables.get(key)
-    if entry is None:
-        free = 0
-        if _WASABI in key:
-            for card in key:
-                if card == _WASABI:
-                    free += 1
-                elif free and card in NIGIRI:
-                    free -= 1
-        packed = sum(map(_get, key))
-        entry = (packed, packed.to_bytes(N_CARDS, "little") + bytes((free,)))
-        if len(_tables) >= _CACHE_LIMIT:
-            _tables.clear()
-        _tables[key] = entry
+def _pack(cards: Sequence[Card], packs: _Packs) -> tuple[int, bytes, bytes]:
+    """A hand's packed counts, as bytes, and as bytes after the "known" flag (kept in
+    ``packs`` by ``id``)."""
+    packed = sum(map(_get, cards))
+    counts = packed.to_bytes(N_CARDS, "little")
+    entry = packs[id(cards)] = (packed, counts, b"\x01" + counts)
     return entry
 
 
-def _known(hand: Sequence[Card]) -> tuple[int, bytes]:
-    """A known hand's packed counts, and the flag and counts as bytes."""
-    key = hand if isinstance(hand, tuple) else tuple(hand)
-    entry = _knowns.get(key)
-    if entry is None:
-        packed = sum(map(_get, key))
-        entry = (packed, b"\x01" + packed.to_bytes(N_CARDS, "little"))
-        if len(_knowns) >= _CACHE_LIMIT:
-            _knowns.clear()
-        _knowns[key] = entry
-    return entry
+def _open_wasabi(tableau: Sequence[Card]) -> int:
+    free = 0
+    for card in tableau:
+        if card == _WASABI:
+            free += 1
+        elif free and card in NIGIRI:
+            free -= 1
+    return free
 
 
 def seat_order(obs: Observation) -> tuple[int, ...]:
     """The seats of the vector's seat blocks, in order: this seat, then the players it passes
     to this round, then (two-player dummy variant) the dummy."""
-    return _ORDERS[len(obs.tableaux), "two-player-dummy" in obs.variant, obs.seat,
-                   obs.pass_direction]
+    return _ORDERS[len(obs.tableaux), "two-player-dummy" in obs.variant,
+                   obs.pass_direction][obs.seat]
 
 
 def _head(obs: Observation, players: int) -> bytes:
@@ -215,45 +210,98 @@ def _head(obs: Observation, players: int) -> bytes:
     return head
 
 
+#: What the observations of every seat of one state share (:func:`_public`).
+_Public = tuple[list[bytes], list[bytes], int, tuple[tuple[int, ...], ...], int]
+
+
+def _public(obs: Observation) -> _Public:
+    """What the observations of every seat of one state share: each seat's block up to its
+    known hand (tableau, open wasabi, puddings, points and hand size), the same followed by an
+    unknown hand, the packed counts of the deck less the cards every seat sees (this round's
+    tableaux, the earlier rounds' cards), the seat blocks' order by observing seat, and the
+    player count."""
+    tableaux, sizes, puddings, scores = obs.tableaux, obs.hand_sizes, obs.puddings, obs.scores
+    variant = obs.variant
+    dummy = "two-player-dummy" in variant
+    left = (_SOY_DECK if "soy-sauce" in variant else _DECK) - _discarded(obs.discards)
+    blocks = []
+    for seat, tableau in enumerate(tableaux):
+        packed = sum(map(_get, tableau))
+        left -= packed
+        is_dummy = dummy and seat == 2
+        size = sizes[seat] if sizes else 0
+        free = _open_wasabi(tableau) if _WASABI in tableau else 0
+        blocks.append((_DUMMY if is_dummy else _PLAYER) + packed.to_bytes(N_CARDS, "little")
+                      + bytes((free, puddings[seat], scores[seat], size)))
+    seats = len(tableaux)
+    players = seats - 1 if dummy else seats
+    orders = _ORDERS[seats, dummy, obs.pass_direction]
+    return blocks, [block + _UNKNOWN for block in blocks], left, orders, players
+
+
 def features(obs: Observation) -> bytes:
     """The observation vector before scaling: one small integer per position (a count or a
     flag) as a byte; :func:`encode` is these times :data:`SCALES`."""
-    tableaux, known_hands, variant = obs.tableaux, obs.known_hands, obs.variant
-    seats = len(tableaux)
-    dummy = "two-player-dummy" in variant
-    players = seats - 1 if dummy else seats
-    sizes, puddings, scores = obs.hand_sizes, obs.puddings, obs.scores
-    own = known_hands[obs.seat]
-    if own is None:
-        own = obs.hand
-    seen, own_bytes = _known(own)
-    seen += _count(obs.discards)
-    hand = _count(obs.hand)
-    parts = [_head(obs, players), hand.to_bytes(N_CARDS, "little"), b""]
+    return encode_many((obs,))[0]
+
+
+def encode_many(observations: Sequence[Observation]) -> tuple[bytes, list[bytes]]:
+    """:func:`features` of every observation, joined, and each one's :func:`mask_bytes`:
+    faster than one by one for the observations of one state (the seats of one turn), whose
+    public part is computed once."""
+    if not observations:
+        return b"", []
+    parts: list[bytes] = []
     append = parts.append
-    for k, seat in enumerate(_ORDERS[seats, dummy, obs.seat, obs.pass_direction]):
-        packed, table = _table(tableaux[seat])
-        seen += packed
-        is_dummy = dummy and seat == players
-        append(_DUMMY if is_dummy else _PLAYER)
-        append(table)
-        size = sizes[seat] if sizes else (0 if is_dummy else len(own))
-        append(bytes((puddings[seat], scores[seat], size)))
-        if k == 0:
-            append(own_bytes)
+    masks = []
+    packs: _Packs = {}  # hands by id: the observations keep them alive through this call
+    rows: dict[int, tuple[int, bytes]] = {}  # a seat's block and known hand, by hand id & seat
+    heads: dict[tuple[bool, bool], bytes] = {}
+    first = observations[0]
+    blocks, unknown, left_public, orders, players = _public(first)
+    for obs in observations:
+        if (obs.tableaux is not first.tableaux or obs.discards is not first.discards
+                or obs.puddings is not first.puddings or obs.scores is not first.scores
+                or obs.hand_sizes is not first.hand_sizes or obs.turn != first.turn
+                or obs.round != first.round or obs.variant is not first.variant
+                or obs.pass_direction != first.pass_direction):
+            first, heads, rows = obs, {}, {}  # another state's observation
+            blocks, unknown, left_public, orders, players = _public(obs)
+        chop, for_dummy = bool(obs.can_use_chopsticks), bool(obs.for_dummy)
+        head = heads.get((for_dummy, chop))
+        if head is None:
+            head = heads[for_dummy, chop] = _head(obs, players)
+        known_hands, hand = obs.known_hands, obs.hand
+        packed, counts, own_bytes = packs.get(id(hand)) or _pack(hand, packs)
+        own = known_hands[obs.seat]
+        if own is None or own is hand:
+            left = left_public - packed
         else:
+            cards, _, own_bytes = packs.get(id(own)) or _pack(own, packs)
+            left = left_public - cards
+        order = orders[obs.seat]
+        append(head)
+        append(counts)
+        unseen = len(parts)
+        append(b"")
+        append(blocks[order[0]])
+        append(own_bytes)
+        for seat in order[1:]:
             known = known_hands[seat]
             if known is None:
-                append(_UNKNOWN)
-            else:
-                cards, known_bytes = _known(known)
-                seen += cards
-                append(known_bytes)
-    if seats < MAX_SEATS:
-        append(_ABSENT * (MAX_SEATS - seats))
-    deck = _SOY_DECK if "soy-sauce" in variant else _DECK
-    parts[2] = (deck - seen).to_bytes(N_CARDS, "little")
-    return b"".join(parts)
+                append(unknown[seat])
+                continue
+            key = id(known) * 8 + seat
+            row = rows.get(key)
+            if row is None:
+                cards, _, known_bytes = packs.get(id(known)) or _pack(known, packs)
+                row = rows[key] = (cards, blocks[seat] + known_bytes)
+            left -= row[0]
+            append(row[1])
+        append(_PADS[len(blocks)])
+        parts[unseen] = left.to_bytes(N_CARDS, "little")
+        masks.append(_mask(counts, chop and not for_dummy))
+    return b"".join(parts), masks
 
 
 def encode(obs: Observation) -> list[float]:
@@ -264,24 +312,25 @@ def encode(obs: Observation) -> list[float]:
 
 def mask_bytes(obs: Observation) -> bytes:
     """:func:`legal_mask` as bytes (1 = legal)."""
-    hand = _count(obs.hand)
-    chop = bool(obs.can_use_chopsticks) and not obs.for_dummy
-    mask = _masks.get((hand, chop))
+    counts = sum(map(_get, obs.hand)).to_bytes(N_CARDS, "little")
+    return _mask(counts, bool(obs.can_use_chopsticks) and not obs.for_dummy)
+
+
+def _mask(counts: bytes, chop: bool) -> bytes:
+    """The legal actions for a hand (its counts as bytes), with or without chopsticks."""
+    singles = counts.translate(_NONZERO)
+    if not chop:
+        return singles + _NO_PAIRS
+    mask = _chop_masks.get(counts)
     if mask is None:
-        counts = hand.to_bytes(N_CARDS, "little")
-        kinds = [i for i in range(N_CARDS) if counts[i]]
-        values = bytearray(N_ACTIONS)
-        for a in kinds:
-            values[a] = 1
-            if chop:
-                base = N_CARDS + N_CARDS * a
-                for b in kinds:
-                    if a != b or counts[a] > 1:
-                        values[base + b] = 1
-        mask = bytes(values)
-        if len(_masks) >= _CACHE_LIMIT:
-            _masks.clear()
-        _masks[(hand, chop)] = mask
+        rows = [singles]
+        for a, n in enumerate(counts):
+            rows.append(singles if n > 1 else _ZEROS if not n
+                        else singles[:a] + b"\x00" + singles[a + 1:])
+        mask = b"".join(rows)
+        if len(_chop_masks) >= _CACHE_LIMIT:
+            _chop_masks.clear()
+        _chop_masks[counts] = mask
     return mask
 
 

@@ -30,9 +30,11 @@ from engine.encoding import (
     decode,
     encode,
     encode_array,
+    encode_many,
     features,
     legal_mask,
     legal_mask_array,
+    mask_bytes,
     seat_order,
 )
 from tests.engine.deals import made_game
@@ -117,11 +119,23 @@ def check(obs: Observation, legal: list[tuple[Card, ...]]) -> None:
         assert normalize_pick(decode(i, obs)) == ACTIONS[i]
 
 
+def check_batch(observations: list[Observation]) -> None:
+    """The batch path gives every observation's own features and mask: for the seats of one
+    state (sharing their public part), and mixed with copies that crossed JSON."""
+    units, masks = encode_many(observations)
+    assert units == b"".join(features(o) for o in observations)
+    assert masks == [mask_bytes(o) for o in observations]
+    mixed = [Observation.from_dict(o.to_dict()) if i % 2 else o
+             for i, o in enumerate(observations)]
+    assert encode_many(mixed)[0] == units
+
+
 def play_checked(players: int, variant: tuple[str, ...], seed: int) -> GameState:
     rng = random.Random(seed)
     state = new_game(players, seed, variant)
     while not state.over:
         picks: list[object] = []
+        check_batch([state.observation(seat) for seat in state.acting_seats])
         for seat in state.acting_seats:
             obs = state.observation(seat)
             check(obs, state.legal_picks(seat))
@@ -132,6 +146,7 @@ def play_checked(players: int, variant: tuple[str, ...], seed: int) -> GameState
             own = picks[controller]
             obs = state.observation(controller, for_dummy_after=own)
             check(obs, state.legal_dummy_picks(own))
+            check_batch([state.observation(s) if s != controller else obs for s in range(2)])
             picks.append(decode(rng.choice([i for i, m in enumerate(legal_mask(obs)) if m]),
                                 obs))
         state = state.apply(picks)  # decoded picks are legal for the engine
