@@ -8,6 +8,7 @@ very encoding it was trained on. docs/learning.md describes both environments.
     >>> import learn
     >>> env = learn.parallel_env(players=3, seed=1)              # PettingZoo, every seat
     >>> solo = learn.gym_env(["greedy", "random"], players=3)    # Gymnasium, one seat
+    >>> many = learn.vector_env(games=64, players=4, seed=1)      # numpy rows, many games
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from learn.gymnasium_env import LEARNER, SushiGoEnv
 from learn.pettingzoo_env import SushiGoParallelEnv
 from learn.rewards import Reward, final_rewards
 from learn.table import WAIT
+from learn.vector_env import SushiGoVectorEnv, VectorStep
 
-__all__ = ["parallel_env", "gym_env", "SushiGoParallelEnv", "SushiGoEnv", "Reward",
-           "final_rewards", "WAIT", "LEARNER"]
+__all__ = ["parallel_env", "gym_env", "vector_env", "SushiGoParallelEnv", "SushiGoEnv",
+           "SushiGoVectorEnv", "VectorStep", "Reward", "final_rewards", "WAIT", "LEARNER"]
 
 
 def parallel_env(players: int = 4, variant: Sequence[str | Variant] = (),
@@ -41,3 +43,12 @@ def gym_env(opponents: Sequence[str | Path] | None = None, players: int = 4,
     or bot folders, loaded in this process: see :mod:`learn.opponents`; default: greedy)."""
     return SushiGoEnv(opponents, players, variant, seed, reward, seat=seat,
                       illegal_penalty=illegal_penalty)
+
+
+def vector_env(games: int = 64, players: int = 4, variant: Sequence[str | Variant] = (),
+               seed: int | None = None, reward: Reward | str = Reward.SCORE_DIFF, *,
+               illegal_penalty: float = 1.0) -> SushiGoVectorEnv:
+    """``games`` games stepped together, every seat of every game a row of numpy arrays, a
+    finished game dealt again at once (see :mod:`learn.vector_env`)."""
+    return SushiGoVectorEnv(games, players, variant, seed, reward,
+                            illegal_penalty=illegal_penalty)

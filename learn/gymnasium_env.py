@@ -8,7 +8,8 @@ sb3-contrib's ``MaskablePPO`` call). Action: an :data:`engine.encoding.ACTIONS` 
 A step is one question to the learning seat: its card each turn, every card of a hand
 included; in the two-player dummy variant, when it controls the dummy, a second step asks for
 the dummy's card (``for_dummy`` set in the observation). The bots pick at the same time, from
-the same state (a bot controlling the dummy is asked twice, as in the arena). The reward is 0
+the same state (a bot controlling the dummy is asked twice, and a bot with a single legal pick
+is not asked, as in the arena). The reward is 0
 until the game ends, then :class:`learn.rewards.Reward` for this seat; the last step's info
 holds ``final_score``, ``place``, ``scores`` and ``places`` (by seat) and ``opponent_faults``;
 its observation is all zero (nothing is left to choose).
@@ -30,7 +31,14 @@ import numpy.typing as npt
 from gymnasium import spaces
 
 from engine import Observation, Variant, normalize_pick
-from engine.encoding import ACTION_INDEX, N_ACTIONS, OBSERVATION_SIZE, encode_many, mask_bytes
+from engine.encoding import (
+    ACTION_INDEX,
+    ACTIONS,
+    N_ACTIONS,
+    OBSERVATION_SIZE,
+    encode_many,
+    mask_bytes,
+)
 from engine.rules import Pick
 from learn.opponents import Opponent
 from learn.rewards import Reward
@@ -105,9 +113,12 @@ class SushiGoEnv(gym.Env[Obs, np.int64]):
                 "action_mask": np.frombuffer(bytearray(self._mask), dtype=np.int8)}
 
     def _ask(self, seat: int) -> Pick:
-        """Bot ``seat``'s answer to its question now, or a substitute for a faulty one."""
+        """Bot ``seat``'s answer to its question now, or a substitute for a faulty one; a
+        forced pick (one legal pick) is played without asking, as the arena does."""
         obs: Observation = self.table.observation(seat)
         mask = mask_bytes(obs)
+        if mask.count(1) == 1:
+            return ACTIONS[mask.index(1)]
         try:
             pick = normalize_pick(self.opponents[seat].pick(obs))
         except Exception:  # a faulty bot: its card is played for it, as in the arena
