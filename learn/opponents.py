@@ -9,6 +9,8 @@ finds its data next to ``bot.py``), as the arena starts a fresh process per game
 never carries over from one game to the next. Each bot draws from ``random`` as if it had the
 module to itself: its own stream, seeded before the file is loaded and again before
 ``new_game`` from the game's seed and its seat, and the caller's ``random`` is left as it was.
+numpy's global generator is not isolated (saving and restoring it would cost more than most
+picks): a bot should draw from ``np.random.default_rng(random.getrandbits(64))``.
 """
 
 from __future__ import annotations
