@@ -71,6 +71,7 @@ from engine.cards import DECK_COUNTS, NIGIRI, SOY_SAUCE_COUNT, Card
 TYPE_CHECKING = False  # typing is not imported: it costs a bot process's start-up
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Any
 
     import numpy as np
     import numpy.typing as npt
@@ -149,17 +150,21 @@ _get = _POW.__getitem__
 #: Hands already packed in one call, by ``id`` (the caller keeps them alive): packed counts,
 #: the counts as bytes, and the same after the "known" flag.
 _Packs = dict[int, tuple[int, bytes, bytes]]
+#: :data:`SCALES` as a numpy float32 array, made on the first :func:`encode_array`.
+_SCALES32: list[Any] = []
 #: Zero seat blocks after a table of 2 to 5 seats.
 _PADS = {seats: _ABSENT * (MAX_SEATS - seats) for seats in range(2, MAX_SEATS + 1)}
 
 
 def _discarded(discards: Sequence[Card]) -> int:
+    """The discards' packed counts (the last tuple's are kept: a tuple cannot change)."""
     global _last_discards
     last = _last_discards
     if discards is last[0]:
         return last[1]
     packed = sum(map(_get, discards))
-    _last_discards = (discards, packed)
+    if isinstance(discards, tuple):
+        _last_discards = (discards, packed)
     return packed
 
 
@@ -359,7 +364,9 @@ def encode_array(obs: Observation) -> npt.NDArray[np.float32]:
     """:func:`encode` as a numpy float32 array (needs numpy, imported on first use)."""
     import numpy as np
 
-    scales = np.asarray(SCALES, dtype=np.float32)
+    if not _SCALES32:
+        _SCALES32.append(np.asarray(SCALES, dtype=np.float32))
+    scales: npt.NDArray[np.float32] = _SCALES32[0]
     return np.frombuffer(features(obs), dtype=np.uint8) * scales
 
 

@@ -16,12 +16,13 @@ its observation is all zero (nothing is left to choose).
 
 An action the mask forbids is replaced by a random legal single card, costs
 ``illegal_penalty`` and sets ``info["illegal_action"]``; the game goes on. A bot that raises or
-returns an illegal pick gets the same substitute (counted in ``opponent_faults``).
+returns an illegal pick gets the same substitute; that, and a ``new_game`` or ``end_game`` that
+raises, count in ``opponent_faults``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -95,8 +96,17 @@ class SushiGoEnv(gym.Env[Obs, np.int64]):
         table.start(game_seed)
         self.opponent_faults = 0
         for s, bot in self.opponents.items():
-            bot.start(game_seed, s, table.observation(s))
+            bot.load(game_seed, s)
+            self._hook(bot.begin, table.observation(s))
         return self._observe(), {}
+
+    def _hook(self, hook: Callable[[Any], object], argument: object) -> None:
+        """Call a bot's ``new_game`` or ``end_game``: one that raises is a fault, as in the
+        arena."""
+        try:
+            hook(argument)
+        except Exception:
+            self.opponent_faults += 1
 
     def action_masks(self) -> npt.NDArray[np.bool_]:
         """The legal actions now, as booleans."""
@@ -122,10 +132,10 @@ class SushiGoEnv(gym.Env[Obs, np.int64]):
         try:
             pick = normalize_pick(self.opponents[seat].pick(obs))
         except Exception:  # a faulty bot: its card is played for it, as in the arena
-            pick = ()
-        i = ACTION_INDEX.get(pick)
+            pick = None
+        i = None if pick is None else ACTION_INDEX.get(pick)
         if i is not None and mask[i]:
-            return pick
+            return ACTIONS[i]
         self.opponent_faults += 1
         return substitute(mask, self.table.rng)
 
@@ -155,7 +165,7 @@ class SushiGoEnv(gym.Env[Obs, np.int64]):
         table = self.table
         results = table.results()
         for s, bot in self.opponents.items():
-            bot.end({"seat": s, "players": list(table.state.names), **results})
+            self._hook(bot.end, {"seat": s, "players": list(table.state.names), **results})
         info.update(final_score=results["scores"][self.seat], place=results["places"][self.seat],
                     scores=results["scores"], places=results["places"],
                     opponent_faults=self.opponent_faults)

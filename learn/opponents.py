@@ -71,12 +71,13 @@ class Opponent:
         self.module_name = f"_sushi_go_learn_{slot}"
         self.module: types.ModuleType | None = None
         self._random: tuple[Any, ...] = random.getstate()
+        self._seed = self._random
 
-    def start(self, game_seed: int, seat: int, obs: Observation) -> None:
-        """Load a fresh module for the game dealt from ``game_seed`` and call its ``new_game``.
-        Raises ``ValueError`` when the file fails to run or defines no ``pick``."""
-        state = random.Random(random_seed(game_seed, seat)).getstate()
-        self._random = state
+    def load(self, game_seed: int, seat: int) -> None:
+        """Load a fresh module for the game dealt from ``game_seed``, ``random`` seeded for
+        ``seat``. Raises ``ValueError`` when the file fails to run or defines no ``pick``."""
+        self._seed = random.Random(random_seed(game_seed, seat)).getstate()
+        self._random = self._seed
         module = types.ModuleType(self.module_name)
         module.__file__ = str(self.path)
         sys.modules[self.module_name] = module
@@ -87,8 +88,12 @@ class Opponent:
         if not callable(getattr(module, "pick", None)):
             raise ValueError(f"bot {self.name} defines no function pick(obs)")
         self.module = module
-        self._random = state
-        hook = getattr(module, "new_game", None)
+
+    def begin(self, obs: Observation) -> None:
+        """Seed ``random`` again and call the bot's ``new_game(obs)`` if it has one (its
+        exceptions propagate)."""
+        self._random = self._seed
+        hook = getattr(self.module, "new_game", None)
         if callable(hook):
             self._call(hook, obs)
 
@@ -98,7 +103,7 @@ class Opponent:
         return self._call(self.module.pick, obs)
 
     def end(self, result: dict[str, object]) -> None:
-        """Call the bot's ``end_game(result)`` if it has one."""
+        """Call the bot's ``end_game(result)`` if it has one (its exceptions propagate)."""
         hook = getattr(self.module, "end_game", None)
         if callable(hook):
             self._call(hook, result)

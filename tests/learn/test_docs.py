@@ -40,7 +40,8 @@ def test_the_packaged_policy_plays(tmp_path: Path) -> None:
              b1=np.zeros(N_ACTIONS + 1, np.float32))
     bot = Opponent(folder, slot="docs")
     state = new_game(4, 3, ["pass-both-ways"])
-    bot.start(3, 0, state.observation(0))
+    bot.load(3, 0)
+    bot.begin(state.observation(0))
     turn = 0
     while not state.over:
         others = [random.Random(turn).choice(state.legal_picks(s)) for s in (1, 2, 3)]

@@ -153,9 +153,13 @@ def test_faulty_bots_get_a_random_legal_card(tmp_path: Path) -> None:
     crash = write_bot(tmp_path / "crash", "def pick(obs):\n    raise RuntimeError('boom')\n")
     liar = tmp_path / "liar.py"
     liar.write_text("def pick(obs):\n    return ['tempura', 'tempura', 'sashimi']\n")
-    env = learn.gym_env([crash, liar], players=3)
+    hooks = tmp_path / "hooks.py"
+    hooks.write_text("def pick(obs):\n    return obs.hand[0]\n\n"
+                     "def new_game(obs):\n    raise ValueError\n\n"
+                     "def end_game(result):\n    raise ValueError\n")
+    env = learn.gym_env([crash, liar, hooks], players=4)
     asked = asked_picks(env, [1, 2], seed=5)
-    assert env.game.over and env.opponent_faults == asked > 30
+    assert env.game.over and env.opponent_faults == asked + 2 and asked > 30
 
 
 @pytest.mark.parametrize(("opponents", "players", "message"), [
