@@ -82,8 +82,8 @@ class SushiGoParallelEnv(ParallelEnv):  # type: ignore[misc]  # pettingzoo ships
         vectors = to_vectors(table.observe(), len(agents))
         legal = np.frombuffer(bytearray().join(table.masks), dtype=np.int8)
         legal = legal.reshape(len(agents), N_ACTIONS + 1)
-        return {agent: {"observation": vectors[i], "action_mask": legal[i]}
-                for i, agent in enumerate(agents)}
+        return {agent: {"observation": vector, "action_mask": mask}
+                for agent, vector, mask in zip(agents, vectors, legal, strict=True)}
 
     def step(self, actions: dict[str, Any]) -> tuple[
             Observations, dict[str, float], dict[str, bool], dict[str, bool],
