@@ -8,7 +8,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Bottom to top: a package may import those before it, never those after it.
-LAYERS = ("engine", "bots", "arena", "tournaments", "publish", "serve", "cli")
+LAYERS = ("engine", "bots", "learn", "arena", "tournaments", "publish", "serve", "cli")
 #: Lines a module may have ("no module over ~400 lines").
 MAX_LINES = 420
 
