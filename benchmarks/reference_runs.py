@@ -88,7 +88,7 @@ def pick_hashes(games: int, mcts_games: int) -> dict[str, Any]:
     counts = dict.fromkeys(paths, 0)
     played = 0
     for players, variant in TABLES:
-        for name, path in sorted(paths.items()):
+        for name in sorted(paths):
             deals = mcts_games if name == "mcts" else games
             for deal in range(deals):
                 seed = hash((players, variant, deal)) & 0xFFFFFFFF

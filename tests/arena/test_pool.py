@@ -154,7 +154,7 @@ def test_substitutes_are_seeded_by_the_game(pool: BotPool) -> None:
 
 
 def test_missing_sandbox_is_refused_plainly(monkeypatch: pytest.MonkeyPatch) -> None:
-    from arena import sandbox
+    from arena import bwrap as sandbox
     from arena.pool import ArenaOptions, SandboxUnavailable, check_sandbox
 
     monkeypatch.setattr(sandbox, "_probe_cache", {})
