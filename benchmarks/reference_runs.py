@@ -44,7 +44,8 @@ TABLES = [(2, ()), (3, ()), (4, ()), (5, ()), (2, ("two-player-dummy",)),
           (4, ("soy-sauce",)), (5, ("pass-both-ways", "soy-sauce"))]
 #: Sandboxed tournaments: (name, arguments after ``arena tournament``).
 TOURNAMENTS = [
-    ("builtin", ["--seed", "7", "--records", "--cycles", "1"]),
+    ("builtin", ["random", "greedy", "heuristic", "mcts", "--seed", "7", "--records",
+                 "--cycles", "1"]),
     ("dummy", ["random", "greedy", "--players", "2", "--variant", "two-player-dummy",
                "--seed", "3", "--cycles", "3", "--records"]),
     ("variants", ["random", "greedy", "heuristic", "--players", "3", "--variant",
@@ -84,6 +85,7 @@ def pick_hashes(games: int, mcts_games: int) -> dict[str, Any]:
     import bots
 
     paths = {Path(p).name.removesuffix(".py"): Path(p) for p in bots.builtin_bots()}
+    paths = {name: paths[name] for name in ("random", "greedy", "heuristic", "mcts")}
     hashes = {name: hashlib.sha256() for name in paths}
     counts = dict.fromkeys(paths, 0)
     played = 0
