@@ -17,16 +17,16 @@ from pathlib import Path
 from types import TracebackType
 
 from arena.botfiles import BotFiles, BotFilesError, BotLimits, read_bot
-from arena.cgroups import cleanup_stale
-from arena.game import Bot, GameResult, TurnReport, play_game
-from arena.hub import Hub
-from arena.image import DEFAULT_PACKAGES, Package, PackageError
+from arena.game.loop import Bot, GameResult, TurnReport, play_game
+from arena.isolation.cgroups.cgroup import cleanup_stale
+from arena.isolation.image import DEFAULT_PACKAGES, Package, PackageError
+from arena.isolation.sandbox import FileView, Sandbox, SandboxMode, SandboxUnavailable, probe_bwrap
+from arena.isolation.zygote import Zygote, ZygoteError
 from arena.logs import BotLog, log_path
-from arena.process import BotProcess, Failure
-from arena.protocol import Budget, FaultKind
-from arena.sandbox import FileView, Sandbox, SandboxMode, SandboxUnavailable, probe_bwrap
-from arena.slots import CoreSlots
-from arena.zygote import Zygote, ZygoteError
+from arena.runtime.hub import Hub
+from arena.runtime.process import BotProcess, Failure
+from arena.runtime.protocol import Budget, FaultKind
+from arena.runtime.slots import CoreSlots
 from engine import Rules, Variant
 
 __all__ = [

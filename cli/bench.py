@@ -8,7 +8,9 @@ from typing import Annotated
 import typer
 from tabulate import tabulate
 
-from arena.bench import (
+from arena.isolation.sandbox import SandboxMode
+from arena.pool import ArenaOptions, SandboxUnavailable, check_sandbox
+from arena.tools.bench import (
     PLAYER_COUNTS,
     api_games_per_s,
     arena_overhead,
@@ -16,8 +18,6 @@ from arena.bench import (
     pipe_round_trip_us,
     playout_games_per_s,
 )
-from arena.pool import ArenaOptions, SandboxUnavailable, check_sandbox
-from arena.sandbox import SandboxMode
 from tournaments.fairness import SITUATIONS, core_share
 
 __all__ = ["bench_command"]

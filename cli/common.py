@@ -14,8 +14,8 @@ from typing import Annotated, NoReturn
 
 import typer
 
+from arena.isolation.sandbox import SandboxMode
 from arena.pool import ArenaOptions, BotLoadError, BotSpec, resolve_bots
-from arena.sandbox import SandboxMode
 from arena.textsafe import check_name, safe_text
 from engine import Variant, parse_variants
 from tournaments.settings import MIN_MEMORY_MB

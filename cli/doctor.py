@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from arena.doctor import report
+from arena.tools.doctor import report
 
 __all__ = ["doctor_command"]
 

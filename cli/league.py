@@ -10,9 +10,9 @@ from typing import Annotated
 
 import typer
 
+from arena.isolation.sandbox import SandboxMode
 from arena.logs import setup_logging
 from arena.pool import ArenaOptions, SandboxUnavailable, check_sandbox, tournament_secret
-from arena.sandbox import SandboxMode
 from arena.textsafe import check_name, safe_text
 from cli.common import (
     MemoryOption,

@@ -14,10 +14,10 @@ from typing import Annotated
 import typer
 from tabulate import tabulate
 
-from arena.game import TurnReport
+from arena.game.loop import TurnReport
+from arena.isolation.sandbox import SandboxMode
 from arena.logs import log_path, printed_lines, setup_logging
 from arena.pool import BotPool, SandboxUnavailable
-from arena.sandbox import SandboxMode
 from arena.textsafe import safe_text
 from cli.common import (
     MemoryOption,

@@ -12,8 +12,8 @@ from typing import Annotated
 
 import typer
 
+from arena.isolation.sandbox import SandboxMode
 from arena.pool import ArenaOptions, SandboxUnavailable, check_sandbox, tournament_secret
-from arena.sandbox import SandboxMode
 from arena.textsafe import safe_text
 from cli.common import (
     ExecutorChoice,

@@ -13,9 +13,9 @@ from typing import Annotated
 
 import typer
 
+from arena.isolation.sandbox import SandboxMode, protections
 from arena.logs import setup_logging
 from arena.pool import BotSpec, SandboxUnavailable, check_sandbox
-from arena.sandbox import SandboxMode, protections
 from arena.textsafe import safe_text
 from cli.common import (
     ExecutorChoice,

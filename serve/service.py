@@ -23,7 +23,7 @@ from multiprocessing.context import SpawnProcess
 from pathlib import Path
 
 from arena.pool import ArenaOptions, BotSpec, SandboxUnavailable
-from arena.validate import Validation, validation_report
+from arena.tools.validate import Validation, validation_report
 from serve.accounts import NAME_PATTERN, AccountError, Accounts, Who
 from tournaments.games import Executor, RunError
 from tournaments.league import LeagueError, league_ranking, play_batch

@@ -21,10 +21,10 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from arena.game import GameResult
+from arena.game.loop import GameResult
+from arena.isolation.sandbox import SandboxMode
 from arena.pool import ArenaOptions, BotPool, resolve_bots
-from arena.sandbox import SandboxMode
-from arena.slots import usable_cores
+from arena.runtime.slots import usable_cores
 from engine import parse_variants
 from tournaments.progress import NoProgress
 from tournaments.ranking import Ranking

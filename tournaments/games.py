@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from arena.game import GameResult, SeatTiming
+from arena.game.loop import GameResult, SeatTiming
 from arena.pool import BotSpec
 from engine import Variant
 from tournaments.schedule import ScheduledGame

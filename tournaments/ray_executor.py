@@ -133,7 +133,7 @@ def play_remote(bots: Sequence[ShippedBot], options: ArenaOptions, variant: Sequ
     if pool is None:
         if not _POOLS:
             atexit.register(_close_pools)
-        from arena.slots import LocalSlots
+        from arena.runtime.slots import LocalSlots
 
         # Ray gives a task one CPU: one bot of the game thinks at a time, on it.
         pool = _POOLS[options] = BotPool(options, slots=LocalSlots(1))

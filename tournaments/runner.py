@@ -21,7 +21,7 @@ from multiprocessing.synchronize import Event
 from pathlib import Path
 
 from arena.pool import ArenaOptions, BotPool, BotSpec
-from arena.slots import CoreSlots, usable_cores
+from arena.runtime.slots import CoreSlots, usable_cores
 from engine import Variant
 from tournaments.games import (
     GameOutcome,

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.isolation.sandbox import SandboxMode
 from arena.pool import ArenaOptions, BotSpec, tournament_secret
-from arena.sandbox import SandboxMode
 from engine import Variant
 from tournaments.config import BotEntry, TournamentConfig, file_sha256
 from tournaments.schedule import ScheduleKind, default_cycles

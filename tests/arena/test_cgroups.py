@@ -1,4 +1,4 @@
-"""arena.cgroups (with cgroup_support, cgroupfs): real processes under real limits, plus the
+"""arena.isolation.cgroups.cgroup (with cgroup_support, cgroupfs): real processes under real limits, plus the
 parsing that picks v1 or v2.
 
 The tests that need cgroups skip (saying why) when ``detect()`` finds none usable. They work in
@@ -25,9 +25,11 @@ from pathlib import Path
 
 import pytest
 
-from arena import cgroup_support, cgroupfs, cgroups
-from arena.cgroup_support import CgroupSupport
-from arena.cgroups import BotCgroup, CgroupError
+from arena.isolation.cgroups import cgroup as cgroups
+from arena.isolation.cgroups import files as cgroupfs
+from arena.isolation.cgroups import host as cgroup_support
+from arena.isolation.cgroups.cgroup import BotCgroup, CgroupError
+from arena.isolation.cgroups.host import CgroupSupport
 
 MiB = 1 << 20
 LIMIT = 256 * MiB
@@ -749,7 +751,9 @@ def test_v2_bot_cgroup_for_real(v2_playground: str) -> None:
 _DELEGATED = """
 import json, os, subprocess, sys, time
 sys.path.insert(0, sys.argv[1])
-from arena import cgroup_support, cgroupfs, cgroups
+from arena.isolation.cgroups import cgroup as cgroups
+from arena.isolation.cgroups import files as cgroupfs
+from arena.isolation.cgroups import host as cgroup_support
 text = open("/proc/self/cgroup").read()
 base = cgroupfs.locate_v2(text, open("/proc/self/mountinfo").read())
 want = tuple(open(os.path.join(base, "cgroup.controllers")).read().split())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.faults import MAX_FAULTS, FaultPolicy, judge
+from arena.game.faults import MAX_FAULTS, FaultPolicy, judge
 from engine import Card, new_game
 
 

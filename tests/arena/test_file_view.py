@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from arena.isolation.sandbox import FileView
 from arena.pool import BotPool, BotSpec, resolve_bots
-from arena.sandbox import FileView
 from tests.arena.conftest import options
 from tests.arena.zoo import write_bot
 

@@ -154,7 +154,7 @@ def test_substitutes_are_seeded_by_the_game(pool: BotPool) -> None:
 
 
 def test_missing_sandbox_is_refused_plainly(monkeypatch: pytest.MonkeyPatch) -> None:
-    from arena import bwrap as sandbox
+    from arena.isolation import bwrap as sandbox
     from arena.pool import ArenaOptions, SandboxUnavailable, check_sandbox
 
     monkeypatch.setattr(sandbox, "_probe_cache", {})
@@ -220,7 +220,7 @@ def test_a_dead_zygote_means_sandboxes_one_by_one() -> None:
 
 def test_a_runner_that_cannot_join_its_cgroup_is_replaced(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from arena import cgroups
+    from arena.isolation.cgroups import cgroup as cgroups
     from tests.arena.conftest import options
 
     if cgroups.detect().version is None:

@@ -190,10 +190,10 @@ def test_bot_log_tail_is_capped_on_a_character_boundary() -> None:
 
 
 def test_arena_log_lines_are_escaped() -> None:
-    record = logging.LogRecord("arena.hub", logging.DEBUG, __file__, 1,
+    record = logging.LogRecord("arena.runtime.hub", logging.DEBUG, __file__, 1,
                                "%s: late reply %r discarded", ("bot\u202e", "\x1b[2J"), None)
     line = SafeFormatter("%(name)s: %(message)s").format(record)
-    assert line == "arena.hub: bot\\u202e: late reply '\\x1b[2J' discarded"
+    assert line == "arena.runtime.hub: bot\\u202e: late reply '\\x1b[2J' discarded"
     try:
         raise ValueError("\x1b]0;t\x07")
     except ValueError:
@@ -271,8 +271,8 @@ def test_a_bot_file_with_a_bidi_name_is_refused(tmp_path: Path) -> None:
 # --- the displays on their own (whatever the protocol layer already cleaned) -------------
 
 def test_validate_explain_escapes_details_and_tracebacks() -> None:
-    from arena.faults import Fault, FaultKind
-    from arena.validate import explain
+    from arena.game.faults import Fault, FaultKind
+    from arena.tools.validate import explain
 
     tb = ("Traceback (most recent call last):\n  File \"bot.py\", line 3, in pick\n"
           "ValueError: \x1b[2J\u202eevil\rhidden\u2028fake line\x0cform\n")
@@ -291,7 +291,7 @@ def test_play_turn_printer_escapes_names_and_details(capsys: pytest.CaptureFixtu
                                                      ) -> None:
     from types import SimpleNamespace
 
-    from arena.faults import Fault, FaultKind
+    from arena.game.faults import Fault, FaultKind
     from cli.play import TurnPrinter
     from engine import Card
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.faults import MAX_FAULTS
-from arena.game import GameResult
+from arena.game.faults import MAX_FAULTS
+from arena.game.loop import GameResult
 from arena.pool import BotPool
 from engine import replay
 from tests.arena.conftest import options, spec

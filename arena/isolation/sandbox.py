@@ -3,16 +3,16 @@
 In ``bwrap`` mode every bot process (one per game and seat) gets, before any of its code runs:
 
 - fresh mount, PID, network, IPC and UTS namespaces (and a user namespace when the arena is
-  not root); as its root, a read-only copy in RAM of only what bots may read (:mod:`arena.image`:
+  not root); as its root, a read-only copy in RAM of only what bots may read (:mod:`arena.isolation.image`:
   the interpreter, the standard library, the allowed packages, a prepared copy of the ``engine``
-  package and the runner, :mod:`arena.sandbox_lib`), made by :mod:`arena.boot` before the
+  package and the runner, :mod:`arena.isolation.library`), made by :mod:`arena.inside.boot` before the
   interpreter starts from it; a private 64 MiB ``/tmp``; the bot's files in a read-only tmpfs of
   their own; no ``/proc`` or ``/sys``, and of ``/dev`` only null, zero, full, random, urandom;
-- a seccomp allow-list of system calls (:mod:`arena.seccomp`): no new processes, namespaces,
+- a seccomp allow-list of system calls (:mod:`arena.isolation.seccomp`): no new processes, namespaces,
   locks, keyrings, IPC, sockets or machine-wide counters;
-- its own memory and pids cgroup (:mod:`arena.cgroups`) where the host allows it
-  (:mod:`arena.cgroup_support`), so the memory limit holds for everything it holds together;
-- when the arena runs as root, a uid no other live process has (:mod:`arena.uids`);
+- its own memory and pids cgroup (:mod:`arena.isolation.cgroups.cgroup`) where the host allows it
+  (:mod:`arena.isolation.cgroups.host`), so the memory limit holds for everything it holds together;
+- when the arena runs as root, a uid no other live process has (:mod:`arena.isolation.uids`);
 - resource limits (address space, CPU time, file size, open files, processes, no core dumps).
 
 Which layers are active here is in :func:`protections` (``arena doctor`` prints it).
@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
-from arena import seccomp
-from arena.bwrap import (
+from arena.isolation import seccomp
+from arena.isolation.bwrap import (
     DEVICES,
     SandboxUnavailable,
     base_args,
@@ -41,9 +41,9 @@ from arena.bwrap import (
     probe_bwrap,
     python_paths,
 )
-from arena.cgroup_support import CgroupSupport, detect
-from arena.cgroups import BotCgroup, CgroupError
-from arena.image import (
+from arena.isolation.cgroups.cgroup import BotCgroup, CgroupError
+from arena.isolation.cgroups.host import CgroupSupport, detect
+from arena.isolation.image import (
     DEFAULT_PACKAGES,
     IMAGE_PACKAGES,
     ImageSpec,
@@ -51,7 +51,7 @@ from arena.image import (
     image_spec,
     resolve_packages,
 )
-from arena.sandbox_lib import (
+from arena.isolation.library import (
     ENGINE_DIR,
     LIB_IN_BOX,
     boot_command,
@@ -59,7 +59,7 @@ from arena.sandbox_lib import (
     script_command,
     start_command,
 )
-from arena.uids import UidLease, claim_uid
+from arena.isolation.uids import UidLease, claim_uid
 
 __all__ = [
     "FileView",
@@ -318,7 +318,7 @@ class Sandbox:
         return launch
 
     def zygote_launch(self, control: int) -> Launch:
-        """How to start the zygote (:mod:`arena.zygote`) with its control socket on fd
+        """How to start the zygote (:mod:`arena.isolation.zygote`) with its control socket on fd
         ``control``: the same sandbox, without the seccomp filter (it makes namespaces for
         every runner, which installs the filter itself), with the filter's program on an fd.
         """
@@ -344,7 +344,7 @@ class Sandbox:
         return [*self.bwrap_args(), *self.boot(command)]
 
     def boot(self, command: list[str]) -> list[str]:
-        """``command`` started from the image, which :mod:`arena.boot` first builds."""
+        """``command`` started from the image, which :mod:`arena.inside.boot` first builds."""
         executable, _ = python_paths()
         return boot_command(executable, self.lib(), IMAGE_ROOT, command)
 
@@ -369,7 +369,7 @@ class Sandbox:
 
     def bwrap_args(self) -> list[str]:
         """bubblewrap's options for a new sandbox, up to (not including) the command given
-        to :meth:`boot`: the host's files read-only (only :mod:`arena.boot` reads them, to copy
+        to :meth:`boot`: the host's files read-only (only :mod:`arena.inside.boot` reads them, to copy
         the image), the devices, a mount point for the image; root of its user namespace with
         every capability when the arena is not root (the runner drops them all)."""
         args = self._base_args()

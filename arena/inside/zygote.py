@@ -6,10 +6,10 @@ fresh mount, PID, IPC, UTS and network namespaces; that child forks the runner (
 waits for it and exits with its status, which the zygote reports. The runner mounts a fresh
 ``/tmp``, takes its descriptors, limits and uid, drops every capability, installs the seccomp
 filter and says hello: a fresh sandbox for the cost of two forks. The host side, and the
-messages on the control socket, are in :mod:`arena.zygote`.
+messages on the control socket, are in :mod:`arena.isolation.zygote`.
 
-Like :mod:`arena.runner`, this file runs inside the sandbox, copied next to the runner into
-the sandbox's library (:func:`arena.sandbox_lib.prepare_lib`) as ``sushi_zygote``, where it
+Like :mod:`arena.inside.runner`, this file runs inside the sandbox, copied next to the runner into
+the sandbox's library (:func:`arena.isolation.library.prepare_lib`) as ``sushi_zygote``, where it
 imports the runner as ``sushi_runner``; it imports nothing else of ``arena``. It is the
 zygote's entry point (``import sushi_zygote; sushi_zygote.main()``); a runner it forks serves
 its bot with the runner's own code, having imported nothing more.
@@ -26,7 +26,7 @@ if TYPE_CHECKING or __package__:  # on the host (type checks, documentation): th
     import ctypes
     from typing import Any
 
-    from arena import runner as sushi_runner
+    from arena.inside import runner as sushi_runner
 else:  # in the sandbox: the library's copy, next to this file
     import sushi_runner
 

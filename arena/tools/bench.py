@@ -12,8 +12,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from arena.isolation.sandbox import SandboxMode
 from arena.pool import ArenaOptions, BotPool, BotSpec
-from arena.sandbox import SandboxMode
 from engine import FastGame, new_game
 
 __all__ = ["PLAYER_COUNTS", "api_games_per_s", "playout_games_per_s", "best_rate",
@@ -124,8 +124,8 @@ def _start_ms(pool: BotPool, spec: BotSpec, repeats: int) -> dict[str, float]:
     ``repeats``."""
     from functools import partial
 
-    from arena.process import BotProcess
-    from arena.protocol import encode_load
+    from arena.runtime.process import BotProcess
+    from arena.runtime.protocol import encode_load
 
     boot = load = float("inf")
     files = ((spec.path.name, spec.path.read_bytes()),)

@@ -8,7 +8,7 @@ import textwrap
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from arena.faults import FAULT_KINDS, Fault, FaultKind
+from arena.game.faults import FAULT_KINDS, Fault, FaultKind
 from arena.logs import log_path, printed_lines
 from arena.pool import ArenaOptions, BotPool, BotSpec
 from arena.textsafe import safe_text

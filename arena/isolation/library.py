@@ -1,7 +1,7 @@
 """The arena's code inside a sandbox: what is copied there and the command that starts it.
 
-Two files of the arena run inside a sandbox, never on the host: :mod:`arena.runner` (the bot's
-own process) and :mod:`arena.zygote_main` (the zygote, which forks runners). A bwrap sandbox
+Two files of the arena run inside a sandbox, never on the host: :mod:`arena.inside.runner` (the bot's
+own process) and :mod:`arena.inside.zygote` (the zygote, which forks runners). A bwrap sandbox
 sees them, with a copy of the ``engine`` package, in a prepared library folder bound read-only
 at :data:`LIB_IN_BOX`, byte-compiled so that a process starts fast; they import each other by
 their names there (:data:`IN_BOX`), never through ``arena``. Without a sandbox (``none``), the
@@ -21,11 +21,12 @@ __all__ = ["ENGINE_DIR", "IN_BOX", "LIB_IN_BOX", "RUNNER", "boot_command", "prep
            "script_command", "start_command"]
 
 ENGINE_DIR = Path(engine.__file__).resolve().parent
-RUNNER = Path(__file__).resolve().with_name("runner.py")
-#: The arena's files that run in a sandbox, by their module names in its library.
-IN_BOX = {"sushi_runner": RUNNER,
-          "sushi_zygote": Path(__file__).resolve().with_name("zygote_main.py"),
-          "sushi_boot": Path(__file__).resolve().with_name("boot.py")}
+INSIDE = Path(__file__).resolve().parents[1] / "inside"
+RUNNER = INSIDE / "runner.py"
+#: The arena's files that run in a sandbox (:mod:`arena.inside`), by their module names in
+#: its library.
+IN_BOX = {"sushi_runner": RUNNER, "sushi_zygote": INSIDE / "zygote.py",
+          "sushi_boot": INSIDE / "boot.py"}
 #: Where the library appears inside the sandbox.
 LIB_IN_BOX = "/arena/lib"
 #: How the interpreter in a sandbox starts the runner (or the zygote): the library's
@@ -60,7 +61,7 @@ def start_command(executable: str, module: str, config: dict[str, object]) -> li
 
 
 def boot_command(executable: str, lib: Path, root: str, command: list[str]) -> list[str]:
-    """The host's interpreter running :mod:`arena.boot` from the prepared library ``lib`` (at
+    """The host's interpreter running :mod:`arena.inside.boot` from the prepared library ``lib`` (at
     its host path): it builds the image at ``root`` from ``lib``'s manifest, then execs
     ``command`` from it."""
     return [executable, *_FLAGS, str(lib / "sushi_boot.py"), str(lib / "manifest"), root,

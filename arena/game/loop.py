@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from arena.botfiles import BotFiles
-from arena.faults import Fault, FaultKind, FaultPolicy, index_hint, judge, shorten
-from arena.hub import Hub
-from arena.process import BotProcess, Failure, Job
-from arena.protocol import (
+from arena.game.faults import Fault, FaultKind, FaultPolicy, index_hint, judge, shorten
+from arena.runtime.hub import Hub
+from arena.runtime.process import BotProcess, Failure, Job
+from arena.runtime.protocol import (
     Budget,
     Picked,
     Raised,

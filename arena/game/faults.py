@@ -18,7 +18,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.protocol import FaultKind
+from arena.runtime.protocol import FaultKind
 from engine import Card, Pick
 
 __all__ = ["FAULT_KINDS", "MAX_FAULTS", "Fault", "FaultKind", "FaultPolicy", "index_hint", "judge",

@@ -4,7 +4,7 @@
 buffers, page tables and child processes. A memory cgroup charges all of those, for every
 process of a bot together, and a pids cgroup bounds how many processes and threads it has. A
 :class:`BotCgroup` is one such cgroup, v1 (one directory per controller) or v2 (one
-directory), created with its limits under the folder :func:`arena.cgroup_support.detect`
+directory), created with its limits under the folder :func:`arena.isolation.cgroups.host.detect`
 prepared, frozen and thawed between a bot's turns, killed whole, and removed once empty;
 :func:`cleanup_stale` removes what crashed runs left behind.
 """
@@ -18,8 +18,15 @@ import os
 import signal
 import time
 
-from arena.cgroup_support import CgroupSupport, detect
-from arena.cgroupfs import SELF_NAME, parse_keyed, read_file, read_pids, why, write_file
+from arena.isolation.cgroups.files import (
+    SELF_NAME,
+    parse_keyed,
+    read_file,
+    read_pids,
+    why,
+    write_file,
+)
+from arena.isolation.cgroups.host import CgroupSupport, detect
 
 __all__ = ["BotCgroup", "CgroupError", "cleanup_stale"]
 

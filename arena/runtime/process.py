@@ -4,8 +4,8 @@ A :class:`BotProcess` is a runner in a fresh sandbox: it boots before a game nee
 code has run in it), gets one bot's code, serves one game and is killed. Each request to it is
 a :class:`Job`, which ends with a reply or a :class:`Failure` (a fault kind and its detail).
 The process is watched, with every other process of its pool, by one event loop
-(:class:`arena.hub.Hub`, what it needs of it is :class:`Loop`); it talks to its runner through
-a :class:`arena.channel.Channel`. Killing never waits: the process is SIGKILLed with its whole
+(:class:`arena.runtime.hub.Hub`, what it needs of it is :class:`Loop`); it talks to its runner through
+a :class:`arena.runtime.channel.Channel`. Killing never waits: the process is SIGKILLed with its whole
 cgroup or process group and reaped later, when its pidfd (or the zygote) says it is gone.
 """
 
@@ -22,11 +22,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-from arena.channel import Channel
+from arena.isolation.sandbox import Launch, Sandbox, SandboxMode
+from arena.isolation.zygote import Zygote, descendant
 from arena.logs import BotLog
-from arena.protocol import FaultKind, Reply
-from arena.sandbox import Launch, Sandbox, SandboxMode
-from arena.zygote import Zygote, descendant
+from arena.runtime.channel import Channel
+from arena.runtime.protocol import FaultKind, Reply
 
 __all__ = ["BotProcess", "Failure", "Job", "Loop", "Stage", "describe_exit"]
 
@@ -100,7 +100,7 @@ class Job:
 
 
 class Loop(Protocol):
-    """What a process needs of the event loop that watches it (:class:`arena.hub.Hub`)."""
+    """What a process needs of the event loop that watches it (:class:`arena.runtime.hub.Hub`)."""
 
     #: Forks runners in fresh namespaces (None: every runner is a new bwrap sandbox).
     zygote: Zygote | None

@@ -31,8 +31,8 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from arena import cgroupfs
-from arena.cgroupfs import SELF_NAME, locate, why
+from arena.isolation.cgroups import files as cgroupfs
+from arena.isolation.cgroups.files import SELF_NAME, locate, why
 
 __all__ = ["ROOT_NAME", "CgroupSupport", "detect"]
 

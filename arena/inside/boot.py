@@ -1,10 +1,10 @@
 """Inside a new sandbox: copy the image to a fresh tmpfs, make it the root, start from it.
 
 The first thing a sandbox runs (the host's interpreter, seeing the host's files read-only):
-it copies every file of the image's manifest (:mod:`arena.image`) into a new, plain tmpfs,
+it copies every file of the image's manifest (:mod:`arena.isolation.image`) into a new, plain tmpfs,
 binds the few devices in, makes it the root (``pivot_root``, the old root detached), remounts it
 read-only, ``noatime``, ``nosuid`` and ``nodev``, and ``exec``s the interpreter's copy with the
-command it was given: the zygote (:mod:`arena.zygote_main`) or a runner. From then on nothing
+command it was given: the zygote (:mod:`arena.inside.zygote`) or a runner. From then on nothing
 in the sandbox maps or reads a host file; the host's page cache and directory cache are out of
 its reach. No bot code has run when this runs.
 

@@ -3,9 +3,9 @@
 A runner gets three pipes of its own: requests (the arena writes), replies (the runner writes
 one line per reply) and its captured output (stdout and stderr). :class:`Channel` holds the
 arena's ends, all non-blocking, so that no runner can hold up the loop that serves every
-process (:mod:`arena.hub`): what the request pipe will not take now is written when it can
+process (:mod:`arena.runtime.hub`): what the request pipe will not take now is written when it can
 take more, reply bytes are cut into lines (a line longer than :data:`MAX_LINE` is handed on
-whole, for :func:`arena.protocol.parse_reply` to refuse), and output is moved into the bot's
+whole, for :func:`arena.runtime.protocol.parse_reply` to refuse), and output is moved into the bot's
 capped log. It knows nothing of requests, jobs or processes.
 """
 
@@ -16,7 +16,7 @@ import fcntl
 import os
 
 from arena.logs import BotLog
-from arena.protocol import MAX_LINE
+from arena.runtime.protocol import MAX_LINE
 
 __all__ = ["Channel"]
 

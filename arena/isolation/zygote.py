@@ -1,7 +1,7 @@
 """The host side of the zygote: one sandbox per pool that forks every bot runner.
 
 Booting an interpreter in a new bubblewrap sandbox costs tens of milliseconds of CPU per bot
-process. The zygote (its side inside the sandbox: :mod:`arena.zygote_main`) boots once, with
+process. The zygote (its side inside the sandbox: :mod:`arena.inside.zygote`) boots once, with
 the runner and the engine loaded, and never runs bot code; each runner it forks enters fresh
 mount, PID, IPC, UTS and network namespaces, mounts a fresh ``/tmp``, takes a uid of its own
 (root), drops every capability and installs the seccomp filter before saying hello. What may
@@ -24,7 +24,7 @@ import socket
 import subprocess
 import time
 
-from arena.sandbox import Sandbox
+from arena.isolation.sandbox import Sandbox
 
 __all__ = ["Zygote", "ZygoteError", "ZygoteEvent", "descendant"]
 

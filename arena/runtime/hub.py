@@ -5,7 +5,7 @@ captured output and a pidfd per process (readable when it exits), and the zygote
 socket. Nothing a bot does blocks the loop: a closed channel, a process that will not exit, a
 flood of output or of replies each end that bot's request (a fault of that bot) while the
 others' replies keep being read, each until its own deadline. It hands out core slots
-(:mod:`arena.slots`): a bot is thawed just before its request is sent and frozen as soon as it
+(:mod:`arena.runtime.slots`): a bot is thawed just before its request is sent and frozen as soon as it
 has answered.
 """
 
@@ -17,11 +17,11 @@ import select
 import time
 from collections.abc import Iterable
 
-from arena.process import BotProcess, Failure, Job
-from arena.protocol import FaultKind, Hello, ProtocolError, Ready, Reply, parse_reply
-from arena.slots import CoreSlots, LocalSlots, usable_cores
+from arena.isolation.zygote import Zygote, ZygoteError
+from arena.runtime.process import BotProcess, Failure, Job
+from arena.runtime.protocol import FaultKind, Hello, ProtocolError, Ready, Reply, parse_reply
+from arena.runtime.slots import CoreSlots, LocalSlots, usable_cores
 from arena.textsafe import safe_text
-from arena.zygote import Zygote, ZygoteError
 
 __all__ = ["Hub"]
 
@@ -36,7 +36,7 @@ _CHANNEL, _LOG, _EXIT, _OUT, _ZYGOTE, _ZYGOTE_LOG = range(6)
 class Hub:
     """Every process of one pool, watched by one epoll object; one job per process at a time.
 
-    ``slots`` bounds how many bots think at once (:mod:`arena.slots`); ``shared`` says other
+    ``slots`` bounds how many bots think at once (:mod:`arena.runtime.slots`); ``shared`` says other
     processes take from the same slots.
     """
 

@@ -2,8 +2,8 @@
 
 The namespaces (mount, PID, network, IPC, UTS; a user namespace when the arena is not root),
 a clean environment with numeric libraries' thread pools pinned to one thread, and the host's
-interpreter bound read-only: in a bot's sandbox only :mod:`arena.boot` reads it, to copy the
-image (:mod:`arena.image`) that bots see instead.
+interpreter bound read-only: in a bot's sandbox only :mod:`arena.inside.boot` reads it, to copy the
+image (:mod:`arena.isolation.image`) that bots see instead.
 """
 
 from __future__ import annotations
