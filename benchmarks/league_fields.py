@@ -22,8 +22,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from arena.game.loop import GameResult
-from arena.pool import BotSpec
+from arena import BotSpec, GameResult
 from engine import new_game, to_record
 from tournaments.games import GameRequest, OnFinished, play_one
 

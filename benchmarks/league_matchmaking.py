@@ -50,7 +50,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from arena.pool import BotSpec  # noqa: E402
+from arena import BotSpec  # noqa: E402
 from benchmarks.league_fields import (  # noqa: E402
     InProcessExecutor,
     InProcessPool,

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from arena.pool import ArenaOptions, BotSpec, resolve_bots
+from arena import ArenaOptions, BotSpec, resolve_bots
 from tournaments.games import Executor, GameRequest
 from tournaments.ray_executor import RayExecutor
 from tournaments.runner import LocalExecutor

@@ -49,8 +49,7 @@ def engine_games_per_s(games: int) -> float:
 def pool_games_per_s(bot_dir: Path, games: int, *, sandbox: str) -> float:
     """The arena alone: one in-process BotPool playing the same kind of games, nothing stored
     (separates the arena's sandbox and IPC cost from the tournament's workers and storage)."""
-    from arena.isolation.sandbox import SandboxMode
-    from arena.pool import ArenaOptions, BotPool, resolve_bots
+    from arena import ArenaOptions, BotPool, SandboxMode, resolve_bots
 
     specs = resolve_bots([str(bot_dir)])
     with BotPool(ArenaOptions(move_time=1.0, sandbox=SandboxMode(sandbox))) as pool:
@@ -64,8 +63,7 @@ def pool_games_per_s(bot_dir: Path, games: int, *, sandbox: str) -> float:
 def tournament_run(bot_dir: Path, out: Path, *, cycles: int, workers: int,
                    sandbox: str) -> dict[str, Any]:
     """One tournament through the real pool; games/s over the whole run and in steady state."""
-    from arena.isolation.sandbox import SandboxMode
-    from arena.pool import resolve_bots
+    from arena import SandboxMode, resolve_bots
 
     settings = RunSettings.create(resolve_bots([str(bot_dir)]), players=(4,), cycles=cycles,
                                   seed=1, sandbox=SandboxMode(sandbox))

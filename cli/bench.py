@@ -8,12 +8,14 @@ from typing import Annotated
 import typer
 from tabulate import tabulate
 
-from arena.isolation.sandbox import SandboxMode
-from arena.pool import ArenaOptions, SandboxUnavailable, check_sandbox
-from arena.tools.bench import (
+from arena import (
     PLAYER_COUNTS,
+    ArenaOptions,
+    SandboxMode,
+    SandboxUnavailable,
     api_games_per_s,
     arena_overhead,
+    check_sandbox,
     fanout_round_trip_us,
     pipe_round_trip_us,
     playout_games_per_s,

@@ -14,9 +14,15 @@ from typing import Annotated, NoReturn
 
 import typer
 
-from arena.isolation.sandbox import SandboxMode
-from arena.pool import ArenaOptions, BotLoadError, BotSpec, resolve_bots
-from arena.textsafe import check_name, safe_text
+from arena import (
+    ArenaOptions,
+    BotLoadError,
+    BotSpec,
+    SandboxMode,
+    check_name,
+    resolve_bots,
+    safe_text,
+)
 from engine import Variant, parse_variants
 from tournaments.settings import MIN_MEMORY_MB
 

@@ -10,10 +10,16 @@ from typing import Annotated
 
 import typer
 
-from arena.isolation.sandbox import SandboxMode
-from arena.logs import setup_logging
-from arena.pool import ArenaOptions, SandboxUnavailable, check_sandbox, tournament_secret
-from arena.textsafe import check_name, safe_text
+from arena import (
+    ArenaOptions,
+    SandboxMode,
+    SandboxUnavailable,
+    check_name,
+    check_sandbox,
+    safe_text,
+    setup_logging,
+    tournament_secret,
+)
 from cli.common import (
     MemoryOption,
     MoveTimeOption,

@@ -14,11 +14,16 @@ from typing import Annotated
 import typer
 from tabulate import tabulate
 
-from arena.game.loop import TurnReport
-from arena.isolation.sandbox import SandboxMode
-from arena.logs import log_path, printed_lines, setup_logging
-from arena.pool import BotPool, SandboxUnavailable
-from arena.textsafe import safe_text
+from arena import (
+    BotPool,
+    SandboxMode,
+    SandboxUnavailable,
+    TurnReport,
+    log_path,
+    printed_lines,
+    safe_text,
+    setup_logging,
+)
 from cli.common import (
     MemoryOption,
     MoveTimeOption,

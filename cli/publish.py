@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from arena.textsafe import safe_text
+from arena import safe_text
 from cli.common import fail
 from publish.site import DEFAULT_REPLAYS, PublishError, write_site
 from tournaments.store import StoreError

@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from arena.textsafe import safe_text
+from arena import safe_text
 from cli.common import fail
 from cli.tournament import RESULTS_DIR
 from tournaments.league import league_ranking

@@ -12,9 +12,14 @@ from typing import Annotated
 
 import typer
 
-from arena.isolation.sandbox import SandboxMode
-from arena.pool import ArenaOptions, SandboxUnavailable, check_sandbox, tournament_secret
-from arena.textsafe import safe_text
+from arena import (
+    ArenaOptions,
+    SandboxMode,
+    SandboxUnavailable,
+    check_sandbox,
+    safe_text,
+    tournament_secret,
+)
 from cli.common import (
     ExecutorChoice,
     SandboxOption,

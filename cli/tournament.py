@@ -13,10 +13,15 @@ from typing import Annotated
 
 import typer
 
-from arena.isolation.sandbox import SandboxMode, protections
-from arena.logs import setup_logging
-from arena.pool import BotSpec, SandboxUnavailable, check_sandbox
-from arena.textsafe import safe_text
+from arena import (
+    BotSpec,
+    SandboxMode,
+    SandboxUnavailable,
+    check_sandbox,
+    protections,
+    safe_text,
+    setup_logging,
+)
 from cli.common import (
     ExecutorChoice,
     MemoryOption,

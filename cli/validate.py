@@ -6,11 +6,7 @@ from typing import Annotated
 
 import typer
 
-from arena.isolation.sandbox import SandboxMode
-from arena.logs import setup_logging
-from arena.pool import SandboxUnavailable
-from arena.textsafe import safe_text
-from arena.tools.validate import validation_report
+from arena import SandboxMode, SandboxUnavailable, safe_text, setup_logging, validation_report
 from cli.common import (
     MemoryOption,
     MoveTimeOption,

@@ -20,7 +20,7 @@ from urllib.parse import quote
 import jinja2
 from markupsafe import Markup
 
-from arena.textsafe import safe_text
+from arena import safe_text
 
 __all__ = ["esc", "attr", "json_script", "safe_data", "slugs", "Cell", "table", "page", "stat",
            "figure", "link"]

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from arena.textsafe import safe_text
+from arena import safe_text
 from engine import RecordError
 from publish.botpage import bot_page
 from publish.data import choose_replays, load_data, selected_records

@@ -22,8 +22,7 @@ from dataclasses import dataclass, replace
 from multiprocessing.context import SpawnProcess
 from pathlib import Path
 
-from arena.pool import ArenaOptions, BotSpec, SandboxUnavailable
-from arena.tools.validate import Validation, validation_report
+from arena import ArenaOptions, BotSpec, SandboxUnavailable, Validation, validation_report
 from serve.accounts import NAME_PATTERN, AccountError, Accounts, Who
 from tournaments.games import Executor, RunError
 from tournaments.league import LeagueError, league_ranking, play_batch

@@ -21,10 +21,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from arena.game.loop import GameResult
-from arena.isolation.sandbox import SandboxMode
-from arena.pool import ArenaOptions, BotPool, resolve_bots
-from arena.runtime.slots import usable_cores
+from arena import ArenaOptions, BotPool, GameResult, SandboxMode, resolve_bots, usable_cores
 from engine import parse_variants
 from tournaments.progress import NoProgress
 from tournaments.ranking import Ranking

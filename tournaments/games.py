@@ -11,8 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from arena.game.loop import GameResult, SeatTiming
-from arena.pool import BotSpec
+from arena import BotSpec, GameResult, SeatTiming
 from engine import Variant
 from tournaments.schedule import ScheduledGame
 

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.pool import BotSpec
+from arena import BotSpec
 from tournaments.games import Executor, GameOutcome, GameRequest, Rounds, rounds
 from tournaments.league_store import Batch, Entry, LeagueConfig, LeagueStore, PlannedGame
 from tournaments.matchmaking import Candidate, MatchError, check_field, choose_tables, confident

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn
 
-from arena.textsafe import safe_text
+from arena import safe_text
 
 __all__ = ["ProgressView", "make_progress", "format_duration", "PlainProgress", "RichProgress",
            "NoProgress"]

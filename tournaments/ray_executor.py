@@ -23,7 +23,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from arena.pool import ArenaOptions, BotPool, BotSpec
+from arena import ArenaOptions, BotPool, BotSpec
 from engine import Variant
 from tournaments.games import GameOutcome, GameRequest, OnFinished, RunError, play_one
 
@@ -133,7 +133,7 @@ def play_remote(bots: Sequence[ShippedBot], options: ArenaOptions, variant: Sequ
     if pool is None:
         if not _POOLS:
             atexit.register(_close_pools)
-        from arena.runtime.slots import LocalSlots
+        from arena import LocalSlots
 
         # Ray gives a task one CPU: one bot of the game thinks at a time, on it.
         pool = _POOLS[options] = BotPool(options, slots=LocalSlots(1))

@@ -17,8 +17,7 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from arena.runtime.protocol import FaultKind
-from arena.textsafe import safe_text
+from arena import FaultKind, safe_text
 from tournaments.ranking import BotRow, Ranking, ranking_json
 from tournaments.stats import FAULT_KINDS
 

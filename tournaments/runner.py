@@ -20,8 +20,7 @@ from multiprocessing.queues import Queue
 from multiprocessing.synchronize import Event
 from pathlib import Path
 
-from arena.pool import ArenaOptions, BotPool, BotSpec
-from arena.runtime.slots import CoreSlots, usable_cores
+from arena import ArenaOptions, BotPool, BotSpec, CoreSlots, usable_cores
 from engine import Variant
 from tournaments.games import (
     GameOutcome,
@@ -70,7 +69,7 @@ def _worker(bots: Sequence[BotSpec], options: ArenaOptions, variant: tuple[Varia
     """Worker process body: play games from ``tasks`` until a ``None`` arrives."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)        # the parent handles Ctrl-C
     if log_file is not None:
-        from arena.logs import setup_logging
+        from arena import setup_logging
 
         setup_logging(log_file)
     signal.signal(signal.SIGTERM, _stop_on_term)        # ... and stops us with SIGTERM

@@ -13,8 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.isolation.sandbox import SandboxMode
-from arena.pool import ArenaOptions, BotSpec, tournament_secret
+from arena import ArenaOptions, BotSpec, SandboxMode, tournament_secret
 from engine import Variant
 from tournaments.config import BotEntry, TournamentConfig, file_sha256
 from tournaments.schedule import ScheduleKind, default_cycles

@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
-from arena.game.faults import FAULT_KINDS
+from arena import FAULT_KINDS
 
 __all__ = [
     "FAULT_KINDS",

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.pool import BotSpec
+from arena import BotSpec
 from tournaments.config import TournamentConfig
 from tournaments.games import Executor, GameOutcome, GameRequest
 from tournaments.progress import NoProgress, ProgressView, format_duration

@@ -1,5 +1,6 @@
-"""The fault policy, all of it: what counts as a fault, what replaces a faulty pick, when a
-bot's process is restarted and when a bot is no longer asked.
+"""The fault policy: the kinds of fault, what replaces a faulty pick, when a bot's process is
+restarted and when a bot is no longer asked. (What counts as which fault is decided in one
+place, :func:`arena.game.classify.classify`.)
 
 - Kinds: ``start`` (will not load, or no ``pick``), ``timeout``, ``crash`` (the process died,
   or the bot's code raised), ``illegal`` (a value that is not a legal pick now) and
@@ -17,18 +18,26 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 
-from arena.runtime.protocol import FaultKind
-from engine import Card, Pick
+from engine import Pick
 
-__all__ = ["FAULT_KINDS", "MAX_FAULTS", "Fault", "FaultKind", "FaultPolicy", "index_hint", "judge",
-           "shorten"]
+__all__ = ["FAULT_KINDS", "MAX_FAULTS", "Fault", "FaultKind", "FaultPolicy", "shorten"]
+
+class FaultKind(StrEnum):
+    """The kinds of fault a game record may hold (``faults[].kind`` in INTERFACES.md)."""
+
+    START = "start"
+    TIMEOUT = "timeout"
+    CRASH = "crash"
+    ILLEGAL = "illegal"
+    PROTOCOL = "protocol"
+
 
 #: The kinds' names, in the order tables list them.
 FAULT_KINDS = tuple(kind.value for kind in FaultKind)
 MAX_FAULTS = 3
 _RESTART = frozenset({FaultKind.TIMEOUT, FaultKind.CRASH, FaultKind.PROTOCOL})
-_CARDS = {c.value: c for c in Card}
 
 
 def shorten(text: str, limit: int = 100) -> str:
@@ -51,55 +60,6 @@ class Fault:
         """The fault as the game record stores it."""
         return {"seat": self.seat, "round": self.round, "turn": self.turn,
                 "kind": self.kind.value, "detail": self.detail}
-
-
-def _suggest(name: object) -> str:
-    """A hint for a near miss: a card name in other letters or with other separators."""
-    if not isinstance(name, str):
-        return ""
-    key = name.strip().lower().replace("-", "_").replace(" ", "_")
-    match = _CARDS.get(key) or _CARDS.get(key.replace("_", ""))
-    if match is None and key.endswith("s"):
-        match = _CARDS.get(key[:-1])
-    return f" (did you mean {match.value!r}?)" if match is not None else ""
-
-
-def index_hint(shown: str) -> str:
-    """A hint when a bot returned a number: the card itself is wanted, not its index."""
-    if shown.strip().lstrip("-").isdigit():
-        return f" (return the card, obs.hand[{shown.strip()}], not its index)"
-    return ""
-
-
-def judge(value: object, legal: Sequence[Pick], *, can_use_chopsticks: bool,
-          hand: Sequence[Card]) -> tuple[Pick | None, str]:
-    """The legal pick ``value`` stands for, or ``(None, reason)`` when it is illegal.
-
-    ``legal`` holds every legal pick; a single card is legal exactly when it is in ``hand``.
-    """
-    if isinstance(value, str):
-        card = _CARDS.get(value)
-        if card is not None and card in hand:
-            return (card,), ""
-    cards: list[Card] = []
-    names = [value] if isinstance(value, str) else value
-    if not isinstance(names, list) or not 1 <= len(names) <= 2:
-        return None, f"returned {shorten(repr(value), 60)}: not a card name or a list of " \
-                     "one or two card names"
-    for name in names:
-        card = _CARDS.get(name) if isinstance(name, str) else None
-        if card is None:
-            return None, f"returned {shorten(repr(value), 60)}: {shorten(repr(name), 40)} " \
-                         f"is not a card name{_suggest(name)}"
-        cards.append(card)
-    pick = tuple(cards)
-    if pick in legal:
-        return pick, ""
-    shown = shorten(repr(value), 60)
-    if len(pick) == 2 and not can_use_chopsticks:
-        return None, f"returned {shown}: two cards need usable chopsticks"
-    in_hand = ", ".join(c.value for c in hand)
-    return None, f"returned {shown}: not in hand [{shorten(in_hand, 80)}]"
 
 
 class FaultPolicy:

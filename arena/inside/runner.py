@@ -1,23 +1,22 @@
 """The bot-side runner: started in a fresh sandbox, it loads one bot and serves one game.
 
 This file is executed by the bot's own Python process inside the sandbox, where only the
-sandbox's image is visible (:mod:`arena.isolation.image`: the standard library, the allowed packages,
-the ``engine`` package, this file as ``sushi_runner`` and the zygote's side,
+sandbox's image is visible (:mod:`arena.isolation.image`: the standard library, the allowed
+packages, the ``engine`` package, this file as ``sushi_runner`` and the zygote's side,
 :mod:`arena.inside.zygote`, which forks runners and serves them with this file's
-:class:`Runner`). It must not import anything from ``arena``, nor anything it does not need.
-It starts before the game needs it ("warm"): it imports ``engine`` and says hello; then it
-waits for the bot (``load``): it puts the bot's files in a fresh tmpfs at ``/arena/bot``,
-read-only, then locks itself down (:class:`Jail`: resource limits, its private uid, no
-capability left, the seccomp filter) and only then runs the bot's code, and serves ``begin``,
-``pick`` and ``end`` until the arena closes the channel or kills the process. No code of the
-bot has run in this process before ``load``, and nothing here knows more than the bot may: the
-seeds it receives are derived from a secret the arena keeps, never the deal's seed.
+:class:`Runner`). It must not import anything from ``arena``, nor anything it does not need. It
+starts before the game needs it ("warm"): it imports ``engine`` and says hello; then it waits
+for the bot (``load``): it puts the bot's files in a fresh tmpfs at ``/arena/bot``, read-only,
+then locks itself down (:class:`Jail`: resource limits, its private uid, no capability left, the
+seccomp filter) and only then runs the bot's code, and serves ``begin``, ``pick`` and ``end``
+until the arena closes the channel or kills the process. No code of the bot has run in this
+process before ``load``, and nothing here knows more than the bot may: the seeds it receives are
+derived from a secret the arena keeps, never the deal's seed.
 
-Nothing this runner sends is trusted: the bot can replace anything it uses. The wire format
-and the one parser of replies are in :mod:`arena.runtime.protocol`. To boot fast it imports as little
-as it can (requests come as :mod:`marshal` frames, replies are JSON written by hand); what a
-failure needs (tracebacks) is imported when one happens.
-"""
+Nothing this runner sends is trusted: the bot can replace anything it uses. The wire format and
+the one parser of replies are in :mod:`arena.runtime.protocol`. To boot fast it imports as
+little as it can (requests come as :mod:`marshal` frames, replies are JSON written by hand);
+what a failure needs (tracebacks) is imported when one happens."""
 
 from __future__ import annotations
 

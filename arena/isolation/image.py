@@ -1,21 +1,21 @@
-"""The files a bot can read, listed once per run: a minimal image of the interpreter, copied to RAM.
+"""The files a bot can read, listed once per run: a minimal image of the interpreter, copied to
+RAM.
 
 Every sandbox reads the same files (the interpreter, its shared libraries, the standard library,
 the allowed packages, ``engine``). On a disk they are a channel: a bot that reads rarely used
 files leaves them warm in the page cache (and missing names in the directory cache), and a bot
-of a later game times its reads to learn what it was told. So bots never see the host's files.
-A new sandbox first copies what this module lists into a fresh, plain tmpfs (:mod:`arena.inside.boot`,
-run inside it), makes that its root, read-only and ``noatime``, and only then starts the
-interpreter from it. On a tmpfs every page, inode and name is always in memory and missing names
-are never cached, so a read leaves nothing a later read can time.
+of a later game times its reads to learn what it was told. So bots never see the host's files. A
+new sandbox first copies what this module lists into a fresh, plain tmpfs
+(:mod:`arena.inside.boot`, run inside it), makes that its root, read-only and ``noatime``, and
+only then starts the interpreter from it. On a tmpfs every page, inode and name is always in
+memory and missing names are never cached, so a read leaves nothing a later read can time.
 
-The image holds only what bots need: the real interpreter binary and every shared library it
-and its extension modules load (found with ``ldd``, with the symbolic links on the way), the
+The image holds only what bots need: the real interpreter binary and every shared library it and
+its extension modules load (found with ``ldd``, with the symbolic links on the way), the
 standard library without its tests, GUI, installers and build files, byte-compiled modules for
 the sources kept, the allowed packages with their dependencies (numpy by default), the host's
-``ld.so.cache``, and the arena's library (:mod:`arena.isolation.library`). Its listing is made once per
-process (:func:`image_spec`) and written next to the library as ``manifest``.
-"""
+``ld.so.cache``, and the arena's library (:mod:`arena.isolation.library`). Its listing is made
+once per process (:func:`image_spec`) and written next to the library as ``manifest``."""
 
 from __future__ import annotations
 

@@ -1,12 +1,11 @@
 """The arena's code inside a sandbox: what is copied there and the command that starts it.
 
-Two files of the arena run inside a sandbox, never on the host: :mod:`arena.inside.runner` (the bot's
-own process) and :mod:`arena.inside.zygote` (the zygote, which forks runners). A bwrap sandbox
-sees them, with a copy of the ``engine`` package, in a prepared library folder bound read-only
-at :data:`LIB_IN_BOX`, byte-compiled so that a process starts fast; they import each other by
-their names there (:data:`IN_BOX`), never through ``arena``. Without a sandbox (``none``), the
-runner is run as a script from the checkout.
-"""
+Two files of the arena run inside a sandbox, never on the host: :mod:`arena.inside.runner` (the
+bot's own process) and :mod:`arena.inside.zygote` (the zygote, which forks runners). A bwrap
+sandbox sees them, with a copy of the ``engine`` package, in a prepared library folder bound
+read-only at :data:`LIB_IN_BOX`, byte-compiled so that a process starts fast; they import each
+other by their names there (:data:`IN_BOX`), never through ``arena``. Without a sandbox
+(``none``), the runner is run as a script from the checkout."""
 
 from __future__ import annotations
 

@@ -1,18 +1,19 @@
-"""How a bot process is started: the bubblewrap sandbox (or none), its layers and its limits.
+"""The sandbox put together from its layers, in one place: how a bot process is started.
 
 In ``bwrap`` mode every bot process (one per game and seat) gets, before any of its code runs:
 
 - fresh mount, PID, network, IPC and UTS namespaces (and a user namespace when the arena is
-  not root); as its root, a read-only copy in RAM of only what bots may read (:mod:`arena.isolation.image`:
-  the interpreter, the standard library, the allowed packages, a prepared copy of the ``engine``
-  package and the runner, :mod:`arena.isolation.library`), made by :mod:`arena.inside.boot` before the
-  interpreter starts from it; a private 64 MiB ``/tmp``; the bot's files in a read-only tmpfs of
-  their own; no ``/proc`` or ``/sys``, and of ``/dev`` only null, zero, full, random, urandom;
-- a seccomp allow-list of system calls (:mod:`arena.isolation.seccomp`): no new processes, namespaces,
-  locks, keyrings, IPC, sockets or machine-wide counters;
-- its own memory and pids cgroup (:mod:`arena.isolation.cgroups.cgroup`) where the host allows it
-  (:mod:`arena.isolation.cgroups.host`), so the memory limit holds for everything it holds together;
-- when the arena runs as root, a uid no other live process has (:mod:`arena.isolation.uids`);
+  not root: :mod:`~arena.isolation.bwrap`); as its root, a read-only copy in RAM of only what
+  bots may read (:mod:`~arena.isolation.image`: the interpreter, the standard library, the
+  allowed packages, the arena's library, :mod:`~arena.isolation.library`), made by
+  :mod:`arena.inside.boot` before the interpreter starts from it; a private 64 MiB ``/tmp``;
+  the bot's files in a read-only tmpfs of their own; no ``/proc`` or ``/sys``, and of ``/dev``
+  only null, zero, full, random, urandom;
+- a seccomp allow-list of system calls (:mod:`~arena.isolation.seccomp`): no new processes,
+  namespaces, locks, keyrings, IPC, pipes, sockets or machine-wide counters;
+- its own memory and pids cgroup (:mod:`~arena.isolation.cgroups`) where the host allows it,
+  so the memory limit holds for everything it holds together;
+- when the arena runs as root, a uid no other live process has (:mod:`~arena.isolation.uids`);
 - resource limits (address space, CPU time, file size, open files, processes, no core dumps).
 
 Which layers are active here is in :func:`protections` (``arena doctor`` prints it).
@@ -203,7 +204,8 @@ class Sandbox:
 
     mode: SandboxMode
     memory_mb: int = 1024
-    cpu_seconds: int = 600
+    #: CPU seconds a bot process may use before the kernel kills it (a backstop).
+    cpu_limit: int = 600
     bwrap: str | None = None
     #: Installed packages bots may import (with what they require).
     packages: tuple[str, ...] = DEFAULT_PACKAGES
@@ -234,7 +236,7 @@ class Sandbox:
 
     def limits(self) -> dict[str, int]:
         """Resource limits the runner applies before it says hello."""
-        return {"RLIMIT_AS": self.memory_mb << 20, "RLIMIT_CPU": self.cpu_seconds,
+        return {"RLIMIT_AS": self.memory_mb << 20, "RLIMIT_CPU": self.cpu_limit,
                 "RLIMIT_FSIZE": 64 << 20, "RLIMIT_NOFILE": 256, "RLIMIT_NPROC": self._nproc,
                 "RLIMIT_CORE": 0}
 
@@ -254,6 +256,11 @@ class Sandbox:
                     raise
                 self._lib = lib
         return self._lib
+
+    @property
+    def sandboxed(self) -> bool:
+        """Bots run in a bubblewrap sandbox (not ``--sandbox none``)."""
+        return self.mode == SandboxMode.BWRAP
 
     def image(self) -> ImageSpec | None:
         """What the sandbox's image holds (None without a sandbox)."""
@@ -369,9 +376,9 @@ class Sandbox:
 
     def bwrap_args(self) -> list[str]:
         """bubblewrap's options for a new sandbox, up to (not including) the command given
-        to :meth:`boot`: the host's files read-only (only :mod:`arena.inside.boot` reads them, to copy
-        the image), the devices, a mount point for the image; root of its user namespace with
-        every capability when the arena is not root (the runner drops them all)."""
+        to :meth:`boot`: the host's files read-only (only :mod:`arena.inside.boot` reads them,
+        to copy the image), the devices, a mount point for the image; root of its user
+        namespace with every capability when the arena is not root (the runner drops them)."""
         args = self._base_args()
         if os.getuid() != 0:
             args[1:1] = ["--uid", "0", "--gid", "0", "--cap-add", "ALL"]

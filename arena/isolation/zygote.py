@@ -76,7 +76,7 @@ def _ns_pid(pid: int) -> int | None:
 class Zygote:
     """A running zygote sandbox and its control socket."""
 
-    def __init__(self, sandbox: Sandbox, *, boot_time: float = 20.0) -> None:
+    def __init__(self, sandbox: Sandbox, *, startup_time: float = 20.0) -> None:
         self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.log_r, log_w = os.pipe()
         launch = sandbox.zygote_launch(theirs.fileno())
@@ -95,15 +95,15 @@ class Zygote:
         self._python = os.path.basename(sandbox.python)[:15]
         self.host_pid = 0
         self._next = 1
-        if not self._ready(boot_time):
+        if not self._ready(startup_time):
             tail = self._log_tail()
             self.close()
             raise ZygoteError(f"the zygote did not start: {tail or 'no message'}")
         self.sock.setblocking(False)
         os.set_blocking(self.log_r, False)
 
-    def _ready(self, boot_time: float) -> bool:
-        end = time.monotonic() + boot_time
+    def _ready(self, startup_time: float) -> bool:
+        end = time.monotonic() + startup_time
         while (left := end - time.monotonic()) > 0:
             readable, _, _ = select.select([self.sock], [], [], left)
             if not readable:

@@ -34,7 +34,7 @@ class Channel:
         self.log_r, log_w = os.pipe()
         #: The runner's ends, handed to it at its start: request read end, reply write end,
         #: output write end (closed here by :meth:`close_theirs`).
-        self.theirs: tuple[int, ...] = (req_r, rep_w, log_w)
+        self.theirs: tuple[int, int, int] = (req_r, rep_w, log_w)
         for fd in (self.req_w, self.rep_r, self.log_r):
             _nonblocking(fd)
         self._inbuf = bytearray()
@@ -47,9 +47,10 @@ class Channel:
     def close_theirs(self) -> None:
         """Close the runner's ends here (it has its own copies once started)."""
         for fd in self.theirs:
-            with contextlib.suppress(OSError):
-                os.close(fd)
-        self.theirs = ()
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self.theirs = (-1, -1, -1)
 
     def close(self) -> None:
         """Close the arena's ends; what was not written yet is dropped."""

@@ -3,10 +3,12 @@
 The :class:`Hub` watches every process of a pool with one ``epoll`` object: reply channels,
 captured output and a pidfd per process (readable when it exits), and the zygote's control
 socket. Nothing a bot does blocks the loop: a closed channel, a process that will not exit, a
-flood of output or of replies each end that bot's request (a fault of that bot) while the
-others' replies keep being read, each until its own deadline. It hands out core slots
-(:mod:`arena.runtime.slots`): a bot is thawed just before its request is sent and frozen as soon as it
-has answered.
+flood of output or of replies each end that bot's request while the others' replies keep being
+read, each until its own deadline. It hands out core slots (:mod:`arena.runtime.slots`): a bot
+is thawed just before its request is sent and frozen as soon as it has answered. Every job
+ends in one place, :meth:`Hub.finish`, with an outcome of plain facts
+(:mod:`arena.runtime.job`); what a reply means is its process's business, what an outcome
+means for the bot is the game's (:mod:`arena.game.classify`).
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ import time
 from collections.abc import Iterable
 
 from arena.isolation.zygote import Zygote, ZygoteError
-from arena.runtime.process import BotProcess, Failure, Job
-from arena.runtime.protocol import FaultKind, Hello, ProtocolError, Ready, Reply, parse_reply
+from arena.runtime.job import Expired, Garbled, Job, Outcome, Replied, Stage
+from arena.runtime.launch import ForkedRunner
+from arena.runtime.process import BotProcess
+from arena.runtime.protocol import ProtocolError
 from arena.runtime.slots import CoreSlots, LocalSlots, usable_cores
 from arena.textsafe import safe_text
 
@@ -27,7 +31,6 @@ __all__ = ["Hub"]
 
 log = logging.getLogger(__name__)
 
-MAX_STALE = 16        # stale replies tolerated from one process beyond one per request
 EXIT_WAIT = 0.5       # seconds to learn how a process that closed its channel ends
 SLOT_POLL = 0.002     # seconds between looks for a core slot another worker freed
 _CHANNEL, _LOG, _EXIT, _OUT, _ZYGOTE, _ZYGOTE_LOG = range(6)
@@ -36,40 +39,47 @@ _CHANNEL, _LOG, _EXIT, _OUT, _ZYGOTE, _ZYGOTE_LOG = range(6)
 class Hub:
     """Every process of one pool, watched by one epoll object; one job per process at a time.
 
-    ``slots`` bounds how many bots think at once (:mod:`arena.runtime.slots`); ``shared`` says other
-    processes take from the same slots.
+    ``slots`` bounds how many bots think at once (:mod:`arena.runtime.slots`); ``shared`` says
+    other processes take from the same slots.
     """
 
     def __init__(self, slots: CoreSlots | None = None, *, shared: bool = False,
                  zygote: Zygote | None = None) -> None:
         self.slots: CoreSlots = slots if slots is not None else LocalSlots(usable_cores())
         self.shared = shared
-        #: Forks runners in fresh namespaces (None: every runner is a new bwrap sandbox).
+        #: Forks runners in fresh namespaces (None: every runner is a new process here).
         self.zygote = zygote
-        self.spawns: dict[int, BotProcess] = {}
         self._epoll = select.epoll()
         #: Every watched descriptor: its process (None for the zygote's) and its role.
         self._fds: dict[int, tuple[BotProcess | None, int]] = {}
+        #: Processes forked by the zygote, by spawn id, until it reports their exit.
+        self._spawns: dict[int, BotProcess] = {}
         #: Killed processes not yet reaped.
-        self.dying: set[BotProcess] = set()
+        self._dying: set[BotProcess] = set()
         #: Requests sent (or boots started) and not yet done.
-        self.jobs: set[Job] = set()
+        self._jobs: set[Job] = set()
         #: Every uid given to a bot process so far (to check that nothing outlives them).
         self.uids: set[int] = set()
         if zygote is not None:
-            self._epoll.register(zygote.fileno(), select.EPOLLIN)
-            self._fds[zygote.fileno()] = (None, _ZYGOTE)
-            self._epoll.register(zygote.log_r, select.EPOLLIN)  # its own (rare) messages
-            self._fds[zygote.log_r] = (None, _ZYGOTE_LOG)
+            self._watch(zygote.fileno(), None, _ZYGOTE)
+            self._watch(zygote.log_r, None, _ZYGOTE_LOG)  # its own (rare) messages
 
+    def _watch(self, fd: int, proc: BotProcess | None, role: int, event: int = select.EPOLLIN
+               ) -> None:
+        self._epoll.register(fd, event)
+        self._fds[fd] = (proc, role)
+
+    # ------------------------------------------------------------------ what processes ask
     def add(self, proc: BotProcess) -> None:
         if proc.uid is not None:
             self.uids.add(proc.uid)
+        if isinstance(proc.runner, ForkedRunner):
+            self._spawns[proc.runner.ident] = proc
         channel = proc.channel
-        for fd, role in ((channel.rep_r, _CHANNEL), (channel.log_r, _LOG), (proc.pidfd, _EXIT)):
+        for fd, role in ((channel.rep_r, _CHANNEL), (channel.log_r, _LOG),
+                         (proc.runner.pidfd, _EXIT)):
             if fd >= 0:
-                self._epoll.register(fd, select.EPOLLIN)
-                self._fds[fd] = (proc, role)
+                self._watch(fd, proc, role)
 
     def remove(self, proc: BotProcess) -> None:
         """Stop watching a process's pipes (its pidfd stays watched until it is reaped)."""
@@ -84,19 +94,37 @@ class Hub:
 
     def want_write(self, proc: BotProcess, on: bool) -> None:
         if on:
-            self._epoll.register(proc.channel.req_w, select.EPOLLOUT)
-            self._fds[proc.channel.req_w] = (proc, _OUT)
+            self._watch(proc.channel.req_w, proc, _OUT, select.EPOLLOUT)
         else:
             self.unwatch(proc.channel.req_w)
+
+    def started(self, job: Job) -> None:
+        self._jobs.add(job)
+
+    def dying(self, proc: BotProcess, on: bool) -> None:
+        if on:
+            self._dying.add(proc)
+        else:
+            self._dying.discard(proc)
+
+    def finish(self, job: Job, outcome: Outcome) -> None:
+        """End ``job`` with ``outcome``: the one place a job ends. A process that failed its
+        request is killed; one that answered is frozen until it is asked again."""
+        if job.done:
+            return
+        self._jobs.discard(job)
+        job.end(outcome, time.monotonic())
+        if not isinstance(outcome, Replied):
+            job.proc.kill(outcome)
+        elif job.stage is not Stage.BOOT:
+            job.proc.freeze()
+        self.release(job)
 
     def processes(self) -> list[BotProcess]:
         """Every process still watched (alive, or killed but not yet reaped)."""
         found = {id(p): p for p, _ in self._fds.values() if p is not None}
-        found.update({id(p): p for p in self.spawns.values()})
+        found.update({id(p): p for p in self._spawns.values()})
         return list(found.values())
-
-    def _zygote_log_fd(self) -> int:
-        return next(fd for fd, (_, role) in self._fds.items() if role == _ZYGOTE_LOG)
 
     def pump_zygote(self) -> None:
         """Take in what the zygote reported: spawned runners' pids and exits."""
@@ -111,35 +139,31 @@ class Hub:
             self.unwatch(zygote.log_r)
             self.zygote = None
             zygote.close()
-            events = [(ident, "exited", -9) for ident in self.spawns]
+            events = [(ident, "exited", -9) for ident in self._spawns]
         for ident, key, value in events:
-            proc = self.spawns.get(ident)
-            if proc is None:
+            proc = self._spawns.get(ident)
+            if proc is None or not isinstance(proc.runner, ForkedRunner):
                 continue
             if key == "pid":
-                proc.ns_pid = value
+                proc.runner.spawned(value)
                 continue
-            del self.spawns[ident]
-            proc.returncode = value
-            if proc.death is None:
-                self._on_exit(proc)
-            else:
-                proc.reap()
+            del self._spawns[ident]
+            proc.runner.exited(value)
+            self._on_exit(proc)
 
     def close(self, wait: float = 2.0) -> None:
         """Kill every process, wait up to ``wait`` seconds for them to be reaped."""
         for proc in self.processes():
             proc.kill()
         end = time.monotonic() + wait
-        while self.dying and time.monotonic() < end:
+        while self._dying and time.monotonic() < end:
             self.pump_zygote()
-            for proc in list(self.dying):
+            for proc in list(self._dying):
                 proc.reap()
-            if self.dying:
+            if self._dying:
                 time.sleep(0.005)
-        for proc in list(self.dying):  # whatever is left: its uid and cgroup go now
-            if proc.launch is not None:
-                proc.launch.cleanup()
+        for proc in list(self._dying):  # whatever is left: its uid and cgroup go now
+            proc.runner.free()
         self._epoll.close()
         if self.zygote is not None:
             self.zygote.close()
@@ -147,8 +171,8 @@ class Hub:
     # ------------------------------------------------------------------ the loop
     def exchange(self, jobs: Iterable[Job]) -> None:
         """Ask every job's bot, each when a core slot is free, and serve events until each has
-        a reply or a failure. A bot is thawed just before its request is sent (its clock starts
-        then) and frozen again as soon as it has answered."""
+        an outcome. A bot is thawed just before its request is sent (its clock starts then) and
+        frozen again as soon as it has answered."""
         jobs = list(jobs)
         queue = list(jobs)
         while True:
@@ -156,16 +180,14 @@ class Hub:
                 pass
             if all(j.done for j in jobs):
                 break
-            if queue and not any(j.sent and not j.done for j in jobs):
+            if queue and not any(j.sent_at and not j.done for j in jobs):
                 # Every slot is taken by other workers' bots: wait for one (ours cost nothing).
                 if not self._send_next(queue, block=True):
                     self._serve(time.monotonic() + SLOT_POLL)
                 continue
             # Slots freed by other workers are noticed every SLOT_POLL seconds.
             self._serve(time.monotonic() + SLOT_POLL if queue and self.shared else None)
-        for job in jobs:
-            job.seconds = max(0.0, job.seconds - job.sent) if job.seconds else 0.0
-        for proc in list(self.dying):
+        for proc in list(self._dying):
             proc.reap()
 
     def _send_next(self, queue: list[Job], *, block: bool) -> bool:
@@ -173,7 +195,7 @@ class Hub:
         job = queue[0]
         if job.proc.death is not None:
             queue.pop(0)
-            job.failure = job.proc.death
+            self.finish(job, job.proc.death)
             return True
         if not self.slots.acquire(block, SLOT_POLL if block else None):
             return False
@@ -200,11 +222,12 @@ class Hub:
         """One round of events and deadlines (waiting at most until ``until``)."""
         now = time.monotonic()
         soonest = now + 60.0 if until is None else until
-        for job in self.jobs:
+        for job in self._jobs:
             soonest = min(soonest, job.deadline)
             if job.exit_by is not None:
                 # Without a pidfd the exit is polled.
-                soonest = min(soonest, job.exit_by if job.proc.pidfd >= 0 else now + 0.01)
+                has_pidfd = job.proc.runner.pidfd >= 0
+                soonest = min(soonest, job.exit_by if has_pidfd else now + 0.01)
         if soonest <= now:
             self._expire(now)
             return
@@ -215,34 +238,15 @@ class Hub:
         if time.monotonic() >= soonest:
             self._expire(time.monotonic())
 
-    def _finish(self, job: Job, *, reply: Reply | None = None,
-                failure: Failure | None = None) -> None:
-        if job.done:
-            return
-        self.jobs.discard(job)
-        job.reply, job.failure = reply, failure
-        job.seconds = time.monotonic()
-        if failure is not None:
-            job.proc.kill(failure)
-        elif job.stage != "boot":
-            job.proc.freeze()
-        self.release(job)
-
     def _expire(self, now: float) -> None:
-        for job in list(self.jobs):
+        for job in list(self._jobs):
             proc = job.proc
-            if job.exit_by is not None and (job.exit_by <= now or proc.exit_status() is not None):
-                self._finish(job, failure=proc.crash_failure())
+            exited = job.exit_by is not None and (job.exit_by <= now
+                                                  or proc.runner.exit_status() is not None)
+            if exited:
+                self.finish(job, proc.end_outcome())
             elif job.deadline <= now:
-                if job.stage == "boot":
-                    failure = Failure(FaultKind.START, "the sandbox did not start in "
-                                                       f"{job.timeout:g} s")
-                elif job.stage == "load":
-                    failure = Failure(FaultKind.START, f"not loaded after {job.timeout:g} s "
-                                                       "(start-up limit)")
-                else:
-                    failure = Failure(FaultKind.TIMEOUT, f"no reply in {now - job.sent:.2f} s")
-                self._finish(job, failure=failure)
+                self.finish(job, Expired(now - job.sent_at))
 
     def _dispatch(self, proc: BotProcess | None, role: int) -> None:
         if proc is None:  # the zygote's
@@ -250,8 +254,8 @@ class Hub:
                 self.pump_zygote()
                 return
             text = self.zygote.read_log() if self.zygote is not None else None
-            if text is None:
-                self.unwatch(self._zygote_log_fd())
+            if text is None and self.zygote is not None:
+                self.unwatch(self.zygote.log_r)
             elif text:
                 log.warning("zygote: %s", safe_text(text.strip(), limit=500))
         elif role == _CHANNEL:
@@ -267,9 +271,9 @@ class Hub:
     def _on_exit(self, proc: BotProcess) -> None:
         job = proc.job
         if proc.death is None and job is not None and not job.done:
-            self._finish(job, failure=proc.crash_failure())
+            self.finish(job, proc.end_outcome())
         elif proc.death is None:
-            proc.kill(proc.crash_failure())
+            proc.kill(proc.end_outcome())
         else:
             proc.reap()
 
@@ -279,39 +283,22 @@ class Hub:
         if lines is None:  # end of file: learn how it ends, without blocking anyone
             self.unwatch(proc.channel.rep_r)
             if job is not None and not job.done:
-                if proc.exit_status() is not None:
-                    self._finish(job, failure=proc.crash_failure())
+                if proc.runner.exit_status() is not None:
+                    self.finish(job, proc.end_outcome())
                 else:
                     job.exit_by = min(job.deadline, time.monotonic() + EXIT_WAIT)
             elif proc.death is None:
-                proc.kill(Failure(FaultKind.CRASH, "closed its channel"))
+                proc.kill(proc.end_outcome())
             return
         try:
             for line in lines:
-                ident, reply = parse_reply(line)
-                if job is not None and not job.done and ident == job.ident:
-                    if isinstance(reply, Hello) != (ident == 0):
-                        raise ProtocolError("a reply of the wrong kind")
-                    if isinstance(reply, Hello):
-                        proc.warm = True
-                        proc.find_runner()
-                    if isinstance(reply, Ready):
-                        proc.ready = True
-                        proc.hooks = reply.hooks
-                    self._finish(job, reply=reply)
-                elif ident >= proc.next_id:
-                    raise ProtocolError(f"a reply to an unknown request (id {ident})")
-                else:
-                    proc.stale += 1
-                    # Counted over the process's game (next_id - 1 requests so far), so a
-                    # flood is caught however its lines interleave with the bot's replies.
-                    if proc.stale > proc.next_id - 1 + MAX_STALE:
-                        raise ProtocolError("floods the channel with stale replies")
-                    log.debug("%s: late reply %s discarded", proc.name, ident)
+                reply = proc.interpret(line)
+                if reply is None or job is None:
+                    continue
+                failed = proc.accept(reply)
+                self.finish(job, failed if failed is not None else Replied(reply))
         except ProtocolError as err:
-            kind = FaultKind.PROTOCOL if proc.ready else FaultKind.START
-            failure = Failure(kind, err.detail if proc.ready else f"protocol: {err.detail}")
             if job is not None and not job.done:
-                self._finish(job, failure=failure)
+                self.finish(job, Garbled(err.detail))
             else:
-                proc.kill(failure)
+                proc.kill(Garbled(err.detail))

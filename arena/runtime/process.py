@@ -1,12 +1,14 @@
-"""One runner process, from boot to reaping, and the requests it serves.
+"""One runner process, from boot to reaping: its state, its requests, its replies.
 
-A :class:`BotProcess` is a runner in a fresh sandbox: it boots before a game needs it (no bot
-code has run in it), gets one bot's code, serves one game and is killed. Each request to it is
-a :class:`Job`, which ends with a reply or a :class:`Failure` (a fault kind and its detail).
-The process is watched, with every other process of its pool, by one event loop
-(:class:`arena.runtime.hub.Hub`, what it needs of it is :class:`Loop`); it talks to its runner through
-a :class:`arena.runtime.channel.Channel`. Killing never waits: the process is SIGKILLed with its whole
-cgroup or process group and reaped later, when its pidfd (or the zygote) says it is gone.
+A :class:`BotProcess` is a runner in a fresh sandbox (started one of the two ways of
+:mod:`arena.runtime.launch`): it boots before a game needs it (``BOOTING`` until its hello,
+then ``WARM``: no bot code has run in it), gets one bot (``READY``), serves one game and is
+killed (``DEAD``). Each request to it is a :class:`arena.runtime.job.Job`. It is watched, with
+every other process of its pool, by one event loop (:class:`arena.runtime.hub.Hub`, what it
+needs of it is :class:`Loop`); it talks to its runner through a
+:class:`arena.runtime.channel.Channel`. It says what happened in plain facts
+(:data:`arena.runtime.job.Outcome`), never which fault that is. Killing never waits: the
+process is SIGKILLed with everything it started and reaped later, when it is known gone.
 """
 
 from __future__ import annotations
@@ -14,27 +16,27 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import select
 import signal
-import subprocess
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from enum import Enum
+from typing import Protocol
 
-from arena.isolation.sandbox import Launch, Sandbox, SandboxMode
-from arena.isolation.zygote import Zygote, descendant
+from arena.isolation.sandbox import Sandbox
+from arena.isolation.zygote import Zygote
 from arena.logs import BotLog
 from arena.runtime.channel import Channel
-from arena.runtime.protocol import FaultKind, Reply
+from arena.runtime.job import Closed, Ended, Expired, Garbled, Job, Outcome, Refused, Stage
+from arena.runtime.launch import ForkedRunner, Runner, SpawnedRunner
+from arena.runtime.protocol import Hello, ProtocolError, Ready, Reply, parse_reply
 
-__all__ = ["BotProcess", "Failure", "Job", "Loop", "Stage", "describe_exit"]
+__all__ = ["BotProcess", "Loop", "ProcessState", "describe_exit", "describe_outcome"]
 
 log = logging.getLogger(__name__)
 
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-#: What a request is for: the runner's hello, loading the bot's code, or a hook or a pick.
-Stage = Literal["boot", "load", "call"]
+#: Stale replies tolerated from one process beyond one per request.
+MAX_STALE = 16
 
 
 def describe_exit(status: int | None, *, sandboxed: bool) -> str:
@@ -50,72 +52,43 @@ def describe_exit(status: int | None, *, sandboxed: bool) -> str:
     return f"exited with code {status}"
 
 
-def _address_space(pid: int) -> int:
-    """Bytes of address space process ``pid`` has mapped (0 if unknown)."""
-    try:
-        with open(f"/proc/{pid}/status", "rb") as f:
-            for line in f:
-                if line.startswith(b"VmSize:"):
-                    return int(line.split()[1]) << 10
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0
+def describe_outcome(outcome: Outcome) -> str:
+    """Plain words for how a process ended, for its log."""
+    if isinstance(outcome, Ended):
+        text = ("closed its channel" if outcome.status is None
+                else describe_exit(outcome.status, sandboxed=outcome.sandboxed))
+        return text + (" (out of memory)" if outcome.oom_limit_mb is not None else "")
+    if isinstance(outcome, Garbled):
+        return f"garbled its channel: {outcome.detail}"
+    if isinstance(outcome, Refused):
+        return outcome.detail
+    if isinstance(outcome, Expired):
+        return f"no reply in {outcome.waited:.2f} s"
+    if isinstance(outcome, Closed):
+        return "closed by the arena"
+    return "replied"
 
 
-@dataclass(frozen=True)
-class Failure:
-    """Why a request got no usable reply: a fault kind, its detail and the bot's traceback."""
+class ProcessState(Enum):
+    """Where a runner process is in its life."""
 
-    kind: FaultKind
-    detail: str
-    traceback: str = ""
-
-
-#: The death of a process the arena closed (a game over, a seat retired after its fault).
-_CLOSED = Failure(FaultKind.CRASH, "closed by the arena")
-
-
-@dataclass(eq=False)
-class Job:
-    """One request to one process and, once the hub has finished it, its outcome."""
-
-    proc: BotProcess
-    payload: bytes     # the request line, its id included
-    ident: int
-    timeout: float     # seconds allowed from the moment it is sent
-    reply: Reply | None = None
-    failure: Failure | None = None
-    sent: float = 0.0
-    deadline: float = 0.0
-    seconds: float = 0.0
-    #: A deadline for learning how a process ended after it closed its channel.
-    exit_by: float | None = None
-    stage: Stage = "call"
-    #: The job holds a core slot (from sending until done).
-    slot: bool = False
-
-    @property
-    def done(self) -> bool:
-        return self.reply is not None or self.failure is not None
+    BOOTING = "booting"   #: started; no hello yet
+    WARM = "warm"         #: said hello: ready for a bot, no bot code has run
+    READY = "ready"       #: a bot is loaded
+    DEAD = "dead"         #: killed or gone (maybe not reaped yet)
 
 
 class Loop(Protocol):
     """What a process needs of the event loop that watches it (:class:`arena.runtime.hub.Hub`)."""
 
-    #: Forks runners in fresh namespaces (None: every runner is a new bwrap sandbox).
+    #: Forks runners in fresh namespaces (None: every runner is a new process here).
     zygote: Zygote | None
-    #: Processes forked by the zygote, by spawn id, until it reports their exit.
-    spawns: dict[int, BotProcess]
-    #: Requests sent (or boots started) and not yet done.
-    jobs: set[Job]
-    #: Killed processes not yet reaped.
-    dying: set[BotProcess]
 
     def add(self, proc: BotProcess) -> None:
         """Watch a new process's channel, output and exit."""
 
     def remove(self, proc: BotProcess) -> None:
-        """Stop watching a process's pipes (its pidfd stays watched until it is reaped)."""
+        """Stop watching a process's pipes (its exit stays watched until it is reaped)."""
 
     def unwatch(self, fd: int) -> None:
         """Stop watching one descriptor."""
@@ -126,119 +99,116 @@ class Loop(Protocol):
     def pump_zygote(self) -> None:
         """Take in what the zygote reported: spawned runners' pids and exits."""
 
-    def release(self, job: Job) -> None:
-        """Give back the core slot ``job`` holds, if it holds one."""
+    def started(self, job: Job) -> None:
+        """A job was sent: watch its deadline."""
+
+    def finish(self, job: Job, outcome: Outcome) -> None:
+        """End ``job`` with ``outcome`` (the one place a job ends)."""
+
+    def dying(self, proc: BotProcess, on: bool) -> None:
+        """Track (or stop tracking) a killed process until it is reaped."""
 
 
-@dataclass(eq=False)
 class BotProcess:
     """A runner in a sandbox of its own, from boot to reaping."""
 
-    sandbox: Sandbox
-    hub: Loop
-    boot_time: float
-    name: str = "(warm)"
-    hooks: frozenset[str] = frozenset()
-    ready: bool = False          #: a bot's code is loaded
-    warm: bool = False           #: the runner said hello
-    death: Failure | None = None
-    job: Job | None = None
-    log: BotLog = field(default_factory=lambda: BotLog(None))
-    #: The id the next request gets (replies with an id from here on are protocol faults).
-    next_id: int = field(default=1, init=False)
-    #: Stale replies (to requests already finished) since the last request was sent.
-    stale: int = field(default=0, init=False)
-
-    def __post_init__(self) -> None:
-        self.runner_pid = 0
+    def __init__(self, sandbox: Sandbox, hub: Loop, startup_time: float) -> None:
+        self.sandbox = sandbox
+        self.hub = hub
+        self.name = "(warm)"
+        self.state = ProcessState.BOOTING
+        #: The optional functions the loaded bot defines.
+        self.hooks: frozenset[str] = frozenset()
+        #: How the process ended, once it has.
+        self.death: Outcome | None = None
+        #: The request in progress (or the last one).
+        self.job: Job | None = None
+        self.log = BotLog(None)
+        #: The id the next request gets (replies with an id from here on are protocol errors).
+        self.next_id = 1
+        #: Stale replies (to requests already ended) so far.
+        self.stale = 0
+        self.frozen = False
         #: The runner's address space when it said hello (the interpreter and the packages
         #: loaded for it): its limit is the bot's memory on top of this.
         self.address_base = 0
-        self.frozen = False
-        #: With a zygote: the spawn's id, and its pid in the zygote's namespace.
-        self.ident = 0
-        self.ns_pid = 0
-        self.pid = 0
-        self.channel = channel = Channel()
-        req_r, rep_w, log_w = channel.theirs
-        self.pidfd = -1
-        self.returncode: int | None = None
-        self.launch: Launch | None = None
-        self.popen: subprocess.Popen[bytes] | None = None
-        zygote = self.hub.zygote
+        self.channel = Channel()
+        zygote = hub.zygote
         try:
-            if zygote is not None:
-                uid, cgroup, limits = self.sandbox.spawn_spec()
-                self.launch = Launch([], {}, uid=uid, cgroup=cgroup)
-                self.ident = zygote.spawn(uid=uid.uid if uid else None, limits=limits,
-                                          fds=(req_r, rep_w, log_w))
-                self.hub.spawns[self.ident] = self
-            else:
-                self.launch = self.sandbox.launch(req=req_r, rep=rep_w)
-                self.popen = subprocess.Popen(
-                    self.launch.argv, stdin=subprocess.DEVNULL, stdout=log_w, stderr=log_w,
-                    pass_fds=(req_r, rep_w, *self.launch.fds), env=self.launch.env,
-                    cwd=self.launch.cwd, start_new_session=True)
+            self.runner: Runner = (ForkedRunner(sandbox, zygote, self.channel.theirs)
+                                   if zygote is not None
+                                   else SpawnedRunner(sandbox, self.channel.theirs))
         except BaseException:
-            channel.close_theirs()
-            channel.close()
-            if self.launch is not None:
-                self.launch.cleanup()
+            self.channel.close_theirs()
+            self.channel.close()
             raise
         finally:
-            self.started = time.monotonic()
-            channel.close_theirs()
-        self.launch.started()
-        if self.popen is not None:
-            self.pid = self.popen.pid
-            with contextlib.suppress(OSError, AttributeError):
-                self.pidfd = os.pidfd_open(self.pid)
-        self.hub.add(self)
-        self.job = Job(self, b"", 0, self.boot_time, stage="boot")
-        self.job.sent = self.started
-        self.job.deadline = self.started + self.boot_time
-        self.hub.jobs.add(self.job)
-        log.debug("started a runner (pid %d)", self.pid)
+            self.started_at = time.monotonic()
+        self.channel.close_theirs()
+        hub.add(self)
+        self.job = Job(self, b"", 0, startup_time, stage=Stage.BOOT)
+        self.job.send(self.started_at)
+        hub.started(self.job)
+        log.debug("started a runner")
 
     @property
     def alive(self) -> bool:
         return self.death is None
 
+    @property
+    def warm(self) -> bool:
+        """It said hello (and may have a bot loaded)."""
+        return self.state in (ProcessState.WARM, ProcessState.READY)
+
+    @property
+    def ready(self) -> bool:
+        """A bot is loaded in it."""
+        return self.state is ProcessState.READY
+
+    @property
+    def uid(self) -> int | None:
+        """The private uid the bot runs under (root only)."""
+        lease = self.runner.uid
+        return lease.uid if lease is not None else None
+
+    # ------------------------------------------------------------------ replies
+    def interpret(self, line: bytes) -> Reply | None:
+        """The reply to the request in progress in ``line``; None for a stale reply (to a
+        request already ended). Raises :class:`ProtocolError` for anything else."""
+        ident, reply = parse_reply(line)
+        job = self.job
+        if job is not None and not job.done and ident == job.ident:
+            if isinstance(reply, Hello) != (ident == 0):
+                raise ProtocolError("a reply of the wrong kind")
+            return reply
+        if ident >= self.next_id:
+            raise ProtocolError(f"a reply to an unknown request (id {ident})")
+        self.stale += 1
+        # Counted over the process's game (next_id - 1 requests so far), so a flood is
+        # caught however its lines interleave with the bot's replies.
+        if self.stale > self.next_id - 1 + MAX_STALE:
+            raise ProtocolError("floods the channel with stale replies")
+        log.debug("%s: late reply %s discarded", self.name, ident)
+        return None
+
+    def accept(self, reply: Reply) -> Outcome | None:
+        """Take in a reply to the request in progress: the hello makes the process warm (it
+        joins its cgroup), a ready message loaded; an outcome if that went wrong."""
+        if isinstance(reply, Hello):
+            self.state = ProcessState.WARM
+            try:
+                self.runner.locate(self.hub.pump_zygote)
+            except Exception as err:  # noqa: BLE001 - a bot never runs outside its limits
+                log.warning("%s: a runner that cannot be placed is dropped: %s", self.name, err)
+                return Refused("the sandbox did not start (its runner could not be placed in "
+                               "its cgroup)")
+            self.address_base = _address_space(self.runner.pid)
+        elif isinstance(reply, Ready):
+            self.state = ProcessState.READY
+            self.hooks = reply.hooks
+        return None
+
     # ------------------------------------------------------------------ compute
-    def find_runner(self) -> None:
-        """Note the host pid of the runner (the bot's process), found under the sandbox; a
-        runner forked by the zygote joins its cgroup now, before any bot code runs."""
-        zygote = self.hub.zygote
-        if not self.ident or zygote is None:
-            self.runner_pid = descendant(self.pid, os.path.basename(self.sandbox.python)[:15])
-            self.address_base = _address_space(self.runner_pid)
-            return
-        end = time.monotonic() + 1.0
-        while not self.ns_pid and self.hub.zygote is not None and time.monotonic() < end:
-            # The runner can say hello before the zygote has told us its pid.
-            select.select([zygote.fileno()], [], [], 0.01)
-            self.hub.pump_zygote()
-        _parent, self.runner_pid = zygote.locate(self.ns_pid) if self.ns_pid else (0, 0)
-        self.pid = self.runner_pid
-        cgroup = self.launch.cgroup if self.launch is not None else None
-        try:
-            if not self.runner_pid:
-                raise OSError(f"no runner found for spawn {self.ident} (pid {self.ns_pid})")
-            if cgroup is not None:
-                cgroup.add(self.runner_pid)
-            self.address_base = _address_space(self.runner_pid)
-        except Exception as err:  # noqa: BLE001 - a bot never runs outside its limits
-            log.warning("%s: a runner that cannot be placed is dropped: %s", self.name, err)
-            self.kill(Failure(FaultKind.START, "the sandbox did not start (its runner could "
-                                               "not be placed in its cgroup)"))
-
-    def _target(self) -> int:
-        """The host pid that is the bot's process (never 0: kill(0) is our own group)."""
-        pid = self.runner_pid or (0 if self.ident else self.pid)
-        if pid <= 0:
-            raise ProcessLookupError("the runner's pid is not known")
-        return pid
-
     def freeze(self) -> None:
         """Stop the bot between its requests (no CPU at all until :meth:`thaw`)."""
         if not self.frozen and self.death is None:
@@ -251,11 +221,13 @@ class BotProcess:
             self._pause(False)
 
     def _pause(self, stop: bool) -> bool:
-        cgroup = self.launch.cgroup if self.launch is not None else None
+        cgroup = self.runner.cgroup
         try:
             if self.sandbox.seccomp_on or cgroup is None or not cgroup.support.freezer:
                 # Under seccomp the runner cannot start processes: stopping it stops the bot.
-                os.kill(self._target(), signal.SIGSTOP if stop else signal.SIGCONT)
+                if self.runner.pid <= 0:
+                    raise ProcessLookupError("the runner's pid is not known")
+                os.kill(self.runner.pid, signal.SIGSTOP if stop else signal.SIGCONT)
             elif stop:
                 cgroup.freeze()
             else:
@@ -265,30 +237,24 @@ class BotProcess:
             return False
         return True
 
-    def cpu_seconds(self) -> float | None:
+    def cpu_time(self) -> float | None:
         """CPU time the bot's process has used so far (None if it cannot be read)."""
-        cgroup = self.launch.cgroup if self.launch is not None else None
+        cgroup = self.runner.cgroup
         if cgroup is not None:
             try:
-                return cgroup.cpu_seconds()
+                return cgroup.cpu_time()
             except Exception:  # noqa: BLE001
                 pass
         try:
-            with open(f"/proc/{self._target()}/stat", "rb") as f:
+            with open(f"/proc/{self.runner.pid}/stat", "rb") as f:
                 fields = f.read().rsplit(b")", 1)[1].split()
             return (int(fields[11]) + int(fields[12])) / _TICKS
         except (OSError, IndexError, ValueError):
             return None
 
-    @property
-    def uid(self) -> int | None:
-        """The private uid the bot runs under (root only)."""
-        lease = self.launch.uid if self.launch is not None else None
-        return lease.uid if lease is not None else None
-
     # ------------------------------------------------------------------ requests
-    def request(self, make: Callable[[int], bytes], timeout: float, stage: Stage = "call"
-                ) -> Job:
+    def request(self, make: Callable[[int], bytes], timeout: float,
+                stage: Stage = Stage.CALL) -> Job:
         """A job for the request built by ``make(ident)``; the hub sends it."""
         ident = self.next_id
         self.next_id += 1
@@ -297,12 +263,11 @@ class BotProcess:
     def send(self, job: Job, now: float) -> None:
         """Write ``job``'s request (what the pipe will not take now is flushed later)."""
         self.job = job
-        job.sent = now
-        job.deadline = now + job.timeout
+        job.send(now)
         if self.death is not None:
-            job.failure = self.death
+            self.hub.finish(job, self.death)
             return
-        self.hub.jobs.add(job)
+        self.hub.started(job)
         if self.channel.write(job.payload):
             self.hub.want_write(self, True)
 
@@ -311,100 +276,62 @@ class BotProcess:
         return self.channel.drain(self.log)
 
     # ------------------------------------------------------------------ ending
-    def exit_status(self) -> int | None:
-        """The exit status if the process has exited (without reaping it), else None."""
-        if self.returncode is not None or self.ident:
-            return self.returncode  # a zygote's runner: known when the zygote reports it
-        try:
-            info = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-        except ChildProcessError:
-            return None
-        if info is None:
-            return None
-        return info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
-
-    def crash_failure(self) -> Failure:
-        """The failure of a process whose channel closed: how it ended, with its last output."""
-        status = self.exit_status()
+    def end_outcome(self) -> Ended:
+        """How the process ended, once its channel closed: its exit status (if it has exited),
+        whether it ran out of memory, and the tail of its output."""
+        status = self.runner.exit_status()
         for _ in range(64):  # its last words (a fatal error message) before the tail
             if self.drain_log() <= 0:
                 break
-        if status is None:
-            detail = "closed its channel"
-        else:
-            detail = describe_exit(status, sandboxed=self.sandbox.mode == SandboxMode.BWRAP)
-            cgroup = self.launch.cgroup if self.launch is not None else None
-            if status < 0 or status > 128:
-                with contextlib.suppress(Exception):
-                    if cgroup is not None and cgroup.oom_killed():
-                        detail += f" (out of memory: limit {self.sandbox.memory_mb} MiB)"
+        oom = None
+        if status is not None and (status < 0 or status > 128):
+            with contextlib.suppress(Exception):
+                cgroup = self.runner.cgroup
+                if cgroup is not None and cgroup.oom_killed():
+                    oom = self.sandbox.memory_mb
         tail = self.log.tail[-1500:].decode("utf-8", "backslashreplace")
-        if not self.warm:
-            last = tail.strip().splitlines()[-1:] or [""]
-            return Failure(FaultKind.START, f"the sandbox did not start ({detail}): "
-                                            f"{last[0][:120]}", tail)
-        if not self.ready:
-            return Failure(FaultKind.START, f"died while loading: {detail}", tail)
-        return Failure(FaultKind.CRASH, detail, tail)
+        return Ended(status, self.sandbox.sandboxed, tail, oom)
 
-    def kill(self, failure: Failure | None = None) -> None:
+    def kill(self, outcome: Outcome | None = None) -> None:
         """SIGKILL the process with everything it started; never waits. Reaped later."""
         if self.death is None:
-            self.death = failure or _CLOSED
+            self.death = outcome or Closed()
+            self.state = ProcessState.DEAD
         job = self.job
         if job is not None and not job.done:
-            self.hub.jobs.discard(job)
-            job.failure = self.death
-            job.seconds = time.monotonic()
-            self.hub.release(job)
+            self.hub.finish(job, self.death)
         if self.channel.closed:
             return
-        cgroup = self.launch.cgroup if self.launch is not None else None
-        if cgroup is not None:
-            with contextlib.suppress(Exception):
-                cgroup.kill()
-        if self.ident:
-            if self.runner_pid > 0 and self.returncode is None:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(self.runner_pid, signal.SIGKILL)
-            if self.hub.zygote is not None:
-                self.hub.zygote.kill(self.ident)
-        elif self.returncode is None and self.pid > 0:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.pid, signal.SIGKILL)
+        self.runner.kill()
         for _ in range(64):  # what the bot wrote last, without waiting for more
             if self.drain_log() <= 0:
                 break
         self.hub.remove(self)
         self.channel.close()
-        if self.death is _CLOSED:
-            self.log.note("process ended (closed by the arena)")
-        else:
-            self.log.note(f"process ended ({self.death.kind.value}: {self.death.detail})")
+        self.log.note(f"process ended ({describe_outcome(self.death)})")
         self.log.close()
-        self.hub.dying.add(self)
+        self.hub.dying(self, True)
         self.reap()
 
     def reap(self) -> bool:
-        """Collect the exit status once the process is gone; frees its cgroup and uid."""
-        if self.returncode is None and self.ident:
-            return False  # until the zygote reports its exit
-        if self.returncode is None:
-            try:
-                pid, status = os.waitpid(self.pid, os.WNOHANG)
-            except ChildProcessError:
-                pid, status = self.pid, 0
-            if pid == 0:
-                return False
-            self.returncode = os.waitstatus_to_exitcode(status)
-            if self.popen is not None:
-                self.popen.returncode = self.returncode
-        if self.launch is not None:
-            self.launch.cleanup()
-            self.launch = None
-        if self.pidfd >= 0:
-            self.hub.unwatch(self.pidfd)
-            os.close(self.pidfd)
-            self.pidfd = -1
-        self.hub.dying.discard(self)
+        """Collect the process once it is gone; frees its cgroup and uid."""
+        fd = self.runner.pidfd
+        if not self.runner.collect():
+            return False
+        if fd >= 0:
+            self.hub.unwatch(fd)
+            self.runner.close_pidfd()
+        self.hub.dying(self, False)
         return True
+
+
+def _address_space(pid: int) -> int:
+    """Bytes of address space process ``pid`` has mapped (0 if unknown)."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"VmSize:"):
+                    return int(line.split()[1]) << 10
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0

@@ -39,15 +39,12 @@ import marshal
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 
 from arena.textsafe import safe_text
 from engine import Observation
 
 __all__ = [
-    "Budget",
     "Done",
-    "FaultKind",
     "Hello",
     "HOOKS",
     "MAX_LINE",
@@ -75,40 +72,6 @@ WHERE = ("load", "new_game", "resume_game", "pick", "end_game")
 MAX_NAME = 64           # longest card name accepted in a pick
 MAX_MESSAGE = 200       # characters of an error message kept
 MAX_TRACEBACK = 3000    # characters of a traceback kept
-
-
-class FaultKind(StrEnum):
-    """The kinds of fault a game record may hold (``faults[].kind`` in INTERFACES.md)."""
-
-    START = "start"
-    TIMEOUT = "timeout"
-    CRASH = "crash"
-    ILLEGAL = "illegal"
-    PROTOCOL = "protocol"
-
-
-@dataclass(frozen=True)
-class Budget:
-    """The time rule, all of it: what a bot gets for each kind of request.
-
-    Every pick gets ``move_time`` (exactly ``obs.time_limit``) plus ``grace`` for the round trip
-    and the process being woken; ``new_game``/``resume_game`` and ``end_game`` get the same as a
-    pick; loading the bot file gets ``startup``. The clock of a request starts when it is sent.
-    """
-
-    move_time: float = 1.0
-    grace: float = 0.1
-    startup: float = 10.0
-
-    @property
-    def pick(self) -> float:
-        """Seconds allowed for a pick (and for each hook call)."""
-        return self.move_time + self.grace
-
-    def timeout_detail(self, waited: float) -> str:
-        """The detail of a timeout fault, stating the limit that applied."""
-        return (f"no reply in {waited:.2f} s (limit {self.move_time:g} s + "
-                f"{self.grace:g} s grace)")
 
 
 class ProtocolError(Exception):

@@ -12,8 +12,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from arena.bots import BotSpec
 from arena.isolation.sandbox import SandboxMode
-from arena.pool import ArenaOptions, BotPool, BotSpec
+from arena.options import ArenaOptions
+from arena.pool import BotPool
 from engine import FastGame, new_game
 
 __all__ = ["PLAYER_COUNTS", "api_games_per_s", "playout_games_per_s", "best_rate",
@@ -124,6 +126,7 @@ def _start_ms(pool: BotPool, spec: BotSpec, repeats: int) -> dict[str, float]:
     ``repeats``."""
     from functools import partial
 
+    from arena.runtime.job import Stage
     from arena.runtime.process import BotProcess
     from arena.runtime.protocol import encode_load
 
@@ -137,7 +140,7 @@ def _start_ms(pool: BotPool, spec: BotSpec, repeats: int) -> dict[str, float]:
         boot = min(boot, time.perf_counter() - start)
         start = time.perf_counter()
         pool.hub.exchange([proc.request(partial(encode_load, entry=spec.path.name, files=files,
-                                                folder=False, seed=1), 10.0, stage="load")])
+                                                folder=False, seed=1), 10.0, stage=Stage.LOAD)])
         load = min(load, time.perf_counter() - start)
         proc.kill()
     return {"boot": boot * 1e3, "load": load * 1e3}

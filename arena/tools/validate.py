@@ -8,9 +8,11 @@ import textwrap
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from arena.bots import BotSpec
 from arena.game.faults import FAULT_KINDS, Fault, FaultKind
 from arena.logs import log_path, printed_lines
-from arena.pool import ArenaOptions, BotPool, BotSpec
+from arena.options import ArenaOptions
+from arena.pool import BotPool
 from arena.textsafe import safe_text
 from engine import Variant
 

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from arena import ArenaOptions, BotPool, BotSpec, LocalSlots
 from arena.isolation.cgroups.host import detect
-from arena.pool import ArenaOptions, BotPool, BotSpec
-from arena.runtime.slots import LocalSlots
 from engine import replay
 from tests.arena.conftest import options, spec
 

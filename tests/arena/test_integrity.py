@@ -16,10 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.game.loop import GameResult
+from arena import BotPool, BotSpec, GameResult
 from arena.isolation.cgroups.host import detect
 from arena.isolation.seccomp import SeccompUnavailable, filter_program
-from arena.pool import BotPool, BotSpec
 from engine import replay
 from tests.arena.conftest import options, spec
 

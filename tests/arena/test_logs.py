@@ -5,7 +5,8 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from arena.logs import BotLog, log_path, setup_logging
+from arena import log_path, setup_logging
+from arena.logs import BotLog
 
 
 def test_setup_logging_writes_the_log_file(tmp_path: Path) -> None:

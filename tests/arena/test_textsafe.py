@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from arena import check_name, safe_bytes, safe_text
 from arena.logs import TAIL, BotLog, SafeFormatter
-from arena.textsafe import check_name, escape_decoded, safe_bytes, safe_text
+from arena.textsafe import escape_decoded
 
 UNSAFE = {"Cc", "Cf", "Cs", "Zl", "Zp"}
 
@@ -271,7 +272,7 @@ def test_a_bot_file_with_a_bidi_name_is_refused(tmp_path: Path) -> None:
 # --- the displays on their own (whatever the protocol layer already cleaned) -------------
 
 def test_validate_explain_escapes_details_and_tracebacks() -> None:
-    from arena.game.faults import Fault, FaultKind
+    from arena import Fault, FaultKind
     from arena.tools.validate import explain
 
     tb = ("Traceback (most recent call last):\n  File \"bot.py\", line 3, in pick\n"
@@ -291,7 +292,7 @@ def test_play_turn_printer_escapes_names_and_details(capsys: pytest.CaptureFixtu
                                                      ) -> None:
     from types import SimpleNamespace
 
-    from arena.game.faults import Fault, FaultKind
+    from arena import Fault, FaultKind
     from cli.play import TurnPrinter
     from engine import Card
 

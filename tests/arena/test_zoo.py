@@ -15,9 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.game.faults import MAX_FAULTS
-from arena.game.loop import GameResult
-from arena.pool import BotPool
+from arena import MAX_FAULTS, BotPool, GameResult
 from engine import replay
 from tests.arena.conftest import options, spec
 from tests.arena.zoo import processes_matching, processes_of_uids, wait_until, write_bot
@@ -165,7 +163,7 @@ def test_nothing_outlives_a_killed_arena(tmp_path: Path) -> None:
                                          "    time.sleep(600)\n")
     script = f'''
 from pathlib import Path
-from arena.pool import ArenaOptions, BotPool, BotSpec
+from arena import ArenaOptions, BotPool, BotSpec
 pool = BotPool(ArenaOptions(sandbox="bwrap", move_time=600))
 print(pool.sandbox.lib(), flush=True)
 pool.play([BotSpec("sleepy", Path("{bot}")), BotSpec("sleepy2", Path("{bot}"))], seed=1)

@@ -267,7 +267,7 @@ def _stage_packages(lib: Path) -> list[str]:
     """Copy the packages bots may import by default (numpy), compiled parts, libraries and
     metadata included, as installed here (they are built for CPython 3.11, as is
     :data:`SYSTEM_PYTHON`); their names."""
-    from arena.isolation.image import DEFAULT_PACKAGES, resolve_packages
+    from arena import DEFAULT_PACKAGES, resolve_packages
 
     names = []
     for package in resolve_packages(DEFAULT_PACKAGES):

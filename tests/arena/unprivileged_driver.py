@@ -123,7 +123,7 @@ def probes() -> dict[str, Any]:
         except (OSError, subprocess.TimeoutExpired) as err:
             out["raw_bwrap"] = f"{type(err).__name__}: {err}"
     if out["raw_bwrap"] is None:
-        from arena.pool import ArenaOptions, check_sandbox
+        from arena import ArenaOptions, check_sandbox
 
         try:
             check_sandbox(ArenaOptions(sandbox="bwrap"))
@@ -157,7 +157,7 @@ def arena_view(pool: Any) -> dict[str, Any]:
 
 
 def play_all(job: dict[str, Any], uid: int, result: dict[str, Any]) -> None:
-    from arena.pool import ArenaOptions, BotPool, BotSpec
+    from arena import ArenaOptions, BotPool, BotSpec
     from engine import replay
 
     sampler = Sampler(uid)

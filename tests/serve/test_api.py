@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from arena.isolation.sandbox import SandboxMode
-from arena.pool import ArenaOptions
+from arena import ArenaOptions, SandboxMode
 from serve import service
 from serve.app import make_app
 from serve.service import Competition

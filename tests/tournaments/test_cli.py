@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.pool import ArenaOptions, SandboxUnavailable, check_sandbox
+from arena import ArenaOptions, SandboxUnavailable, check_sandbox
 from cli.main import app
 from engine import replay
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.pool import ArenaOptions
+from arena import ArenaOptions
 from cli.main import app
 from tests.tournaments.fake_pool import fake_pool
 from tests.tournaments.helpers import FakeSpec, fake_config

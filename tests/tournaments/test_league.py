@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.pool import ArenaOptions, BotSpec
+from arena import ArenaOptions, BotSpec
 from tests.tournaments.fake_pool import FakePool, FakeResult, fake_pool
 from tournaments.games import GameOutcome, GameRequest, OnFinished
 from tournaments.league import LeagueError, add_files, league_ranking, play_batch

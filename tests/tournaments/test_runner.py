@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.pool import ArenaOptions
+from arena import ArenaOptions
 from tests.tournaments.fake_pool import fake_pool
 from tests.tournaments.helpers import FakeSpec, fake_config
 from tournaments.games import GameRequest, RunError

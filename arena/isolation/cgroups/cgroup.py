@@ -291,7 +291,7 @@ class BotCgroup:
         except OSError as err:
             raise CgroupError(f"cannot read {path}: {why(err)}") from err
 
-    def cpu_seconds(self) -> float:
+    def cpu_time(self) -> float:
         """CPU time (user + system) used by everything in it so far; 0.0 if not accounted."""
         if self.support.version == 1:
             if "cpuacct" not in self.dirs:
