@@ -15,9 +15,10 @@ import tempfile
 from pathlib import Path
 
 import engine
+from arena.isolation.image import IMAGE_PACKAGES, ImageSpec, Package, image_spec, resolve_packages
 
-__all__ = ["ENGINE_DIR", "IN_BOX", "LIB_IN_BOX", "RUNNER", "boot_command", "prepare_lib",
-           "script_command", "start_command"]
+__all__ = ["ENGINE_DIR", "IN_BOX", "LIB_IN_BOX", "RUNNER", "Library", "boot_command",
+           "prepare_lib", "script_command", "start_command"]
 
 ENGINE_DIR = Path(engine.__file__).resolve().parent
 INSIDE = Path(__file__).resolve().parents[1] / "inside"
@@ -75,3 +76,67 @@ def script_command(executable: str, config: dict[str, object]) -> list[str]:
 def _config(config: dict[str, object]) -> str:
     """The configuration as a Python literal (the runner reads it without importing json)."""
     return repr(config)
+
+
+class Library:
+    """The arena's library for one sandbox: its folder (made on first use), the image's
+    listing written beside it, and the packages bots may import."""
+
+    def __init__(self, packages: tuple[str, ...], *, sandboxed: bool, host_view: bool,
+                 devices: tuple[str, ...]) -> None:
+        self.packages = packages
+        self.sandboxed = sandboxed
+        #: The sandbox reads the host's files (only the tests that show the image's worth).
+        self.host_view = host_view
+        self.devices = devices
+        self._path: Path | None = None
+        self._image: ImageSpec | None = None
+
+    def path(self) -> Path:
+        """The library folder; without a sandbox, the checkout's."""
+        if self._path is None:
+            if not self.sandboxed:
+                self._path = ENGINE_DIR.parent
+            else:
+                lib = prepare_lib()
+                try:
+                    self._image = image_spec(self.packages, str(lib), LIB_IN_BOX)
+                    (lib / "manifest").write_bytes(self._image.manifest(self.devices))
+                    (lib / "manifest").chmod(0o644)
+                except BaseException:
+                    shutil.rmtree(lib, ignore_errors=True)
+                    raise
+                self._path = lib
+        return self._path
+
+    def image(self) -> ImageSpec | None:
+        """What the sandbox's image holds (None without a sandbox)."""
+        self.path()
+        return self._image
+
+    def allowed(self) -> tuple[Package, ...]:
+        """The packages bots may import (with what they require), with their versions."""
+        return resolve_packages(self.packages)
+
+    def package_paths(self) -> list[str]:
+        """Where the runner finds the allowed packages."""
+        if self.host_view:
+            return []
+        if not self.sandboxed:
+            return sorted({p.site for p in self.allowed()})
+        return [IMAGE_PACKAGES]
+
+    def preload(self) -> list[str]:
+        """Modules the zygote imports once for every runner (the allowed packages')."""
+        if self.host_view:
+            return []
+        modules = [m for p in self.allowed() for m in p.modules]
+        if "numpy" in modules:
+            modules.append("numpy.random")  # seeded for each game like random
+        return modules
+
+    def close(self) -> None:
+        """Delete the prepared folder."""
+        if self._path is not None and self.sandboxed:
+            shutil.rmtree(self._path, ignore_errors=True)
+        self._path = None

@@ -46,17 +46,14 @@ from arena.isolation.cgroups.cgroup import BotCgroup, CgroupError
 from arena.isolation.cgroups.host import CgroupSupport, detect
 from arena.isolation.image import (
     DEFAULT_PACKAGES,
-    IMAGE_PACKAGES,
     ImageSpec,
     Package,
-    image_spec,
-    resolve_packages,
 )
 from arena.isolation.library import (
     ENGINE_DIR,
     LIB_IN_BOX,
+    Library,
     boot_command,
-    prepare_lib,
     script_command,
     start_command,
 )
@@ -211,8 +208,8 @@ class Sandbox:
     packages: tuple[str, ...] = DEFAULT_PACKAGES
     view: FileView = FileView.IMAGE
     _nproc: int = field(default=PROCESSES, init=False)
-    _lib: Path | None = field(default=None, init=False)
-    _image: ImageSpec | None = field(default=None, init=False)
+    #: The arena's code and the image's listing, for this sandbox's packages and view.
+    library: Library = field(init=False)
     #: The interpreter bot processes run.
     python: str = field(default="", init=False)
     #: Whether bot processes run under the seccomp filter (so they cannot start processes).
@@ -222,6 +219,8 @@ class Sandbox:
         if self.mode not in (SandboxMode.BWRAP, SandboxMode.NONE):
             raise ValueError(f"unknown sandbox mode {self.mode!r}")
         self.python = python_paths()[0]
+        self.library = Library(self.packages, sandboxed=self.sandboxed, host_view=(
+            self.view == FileView.HOST), devices=DEVICES)
         if self.mode == SandboxMode.BWRAP:
             try:
                 seccomp.filter_program()
@@ -242,20 +241,7 @@ class Sandbox:
 
     def lib(self) -> Path:
         """The prepared library folder (made on first use), with the image's manifest."""
-        if self._lib is None:
-            if self.mode == SandboxMode.NONE:
-                self._lib = ENGINE_DIR.parent
-            else:
-                lib = prepare_lib()
-                try:
-                    self._image = image_spec(self.packages, str(lib), LIB_IN_BOX)
-                    (lib / "manifest").write_bytes(self._image.manifest(DEVICES))
-                    (lib / "manifest").chmod(0o644)
-                except BaseException:
-                    shutil.rmtree(lib, ignore_errors=True)
-                    raise
-                self._lib = lib
-        return self._lib
+        return self.library.path()
 
     @property
     def sandboxed(self) -> bool:
@@ -264,35 +250,15 @@ class Sandbox:
 
     def image(self) -> ImageSpec | None:
         """What the sandbox's image holds (None without a sandbox)."""
-        self.lib()
-        return self._image
+        return self.library.image()
 
     def allowed(self) -> tuple[Package, ...]:
         """The packages bots may import (with what they require), with their versions."""
-        return resolve_packages(self.packages)
-
-    def _package_paths(self) -> list[str]:
-        """Where the runner finds the allowed packages."""
-        if self.view == FileView.HOST:
-            return []
-        if self.mode == SandboxMode.NONE:
-            return sorted({p.site for p in self.allowed()})
-        return [IMAGE_PACKAGES]
-
-    def _preload(self) -> list[str]:
-        """Modules the zygote imports once for every runner (the allowed packages')."""
-        if self.view == FileView.HOST:
-            return []
-        modules = [m for p in self.allowed() for m in p.modules]
-        if "numpy" in modules:
-            modules.append("numpy.random")  # seeded for each game like random
-        return modules
+        return self.library.allowed()
 
     def close(self) -> None:
         """Delete the prepared library folder."""
-        if self._lib is not None and self.mode != SandboxMode.NONE:
-            shutil.rmtree(self._lib, ignore_errors=True)
-        self._lib = None
+        self.library.close()
 
     def launch(self, *, req: int, rep: int) -> Launch:
         """How to start a fresh runner with its channel on fds ``req``/``rep``.
@@ -301,7 +267,7 @@ class Sandbox:
         :meth:`Launch.cleanup` once the process is reaped.
         """
         config: dict[str, object] = {"req": req, "rep": rep, "limits": self.limits(),
-                                     "packages": self._package_paths()}
+                                     "packages": self.library.package_paths()}
         executable, _ = python_paths()
         if self.mode == SandboxMode.NONE:
             scratch = tempfile.mkdtemp(prefix="sushi-bot-")
@@ -312,7 +278,7 @@ class Sandbox:
         try:
             launch.uid, launch.cgroup, _limits = self.spawn_spec()
             config.update(uid=launch.uid.uid if launch.uid else None, lib=LIB_IN_BOX,
-                          sandboxed=True, seccomp=None, preload=self._preload())
+                          sandboxed=True, seccomp=None, preload=self.library.preload())
             if self.seccomp_on:
                 fd = seccomp.filter_pipe()
                 launch.fds.append(fd)
@@ -332,8 +298,8 @@ class Sandbox:
         executable, _ = python_paths()
         launch = Launch([], clean_env("/tmp"))
         config: dict[str, object] = {"control": control, "lib": LIB_IN_BOX, "seccomp": None,
-                                     "packages": self._package_paths(),
-                                     "preload": self._preload()}
+                                     "packages": self.library.package_paths(),
+                                     "preload": self.library.preload()}
         if self.seccomp_on:
             fd = seccomp.filter_pipe()
             launch.fds.append(fd)

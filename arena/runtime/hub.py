@@ -13,9 +13,7 @@ means for the bot is the game's (:mod:`arena.game.classify`).
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import select
 import time
 from collections.abc import Iterable
 
@@ -25,6 +23,7 @@ from arena.runtime.launch import ForkedRunner
 from arena.runtime.process import BotProcess
 from arena.runtime.protocol import ProtocolError
 from arena.runtime.slots import CoreSlots, LocalSlots, usable_cores
+from arena.runtime.watch import Role, Watcher
 from arena.textsafe import safe_text
 
 __all__ = ["Hub"]
@@ -33,7 +32,6 @@ log = logging.getLogger(__name__)
 
 EXIT_WAIT = 0.5       # seconds to learn how a process that closed its channel ends
 SLOT_POLL = 0.002     # seconds between looks for a core slot another worker freed
-_CHANNEL, _LOG, _EXIT, _OUT, _ZYGOTE, _ZYGOTE_LOG = range(6)
 
 
 class Hub:
@@ -49,9 +47,8 @@ class Hub:
         self.shared = shared
         #: Forks runners in fresh namespaces (None: every runner is a new process here).
         self.zygote = zygote
-        self._epoll = select.epoll()
         #: Every watched descriptor: its process (None for the zygote's) and its role.
-        self._fds: dict[int, tuple[BotProcess | None, int]] = {}
+        self._watcher: Watcher[BotProcess] = Watcher()
         #: Processes forked by the zygote, by spawn id, until it reports their exit.
         self._spawns: dict[int, BotProcess] = {}
         #: Killed processes not yet reaped.
@@ -61,13 +58,8 @@ class Hub:
         #: Every uid given to a bot process so far (to check that nothing outlives them).
         self.uids: set[int] = set()
         if zygote is not None:
-            self._watch(zygote.fileno(), None, _ZYGOTE)
-            self._watch(zygote.log_r, None, _ZYGOTE_LOG)  # its own (rare) messages
-
-    def _watch(self, fd: int, proc: BotProcess | None, role: int, event: int = select.EPOLLIN
-               ) -> None:
-        self._epoll.register(fd, event)
-        self._fds[fd] = (proc, role)
+            self._watcher.watch(zygote.fileno(), None, Role.ZYGOTE)
+            self._watcher.watch(zygote.log_r, None, Role.ZYGOTE_OUTPUT)  # its rare messages
 
     # ------------------------------------------------------------------ what processes ask
     def add(self, proc: BotProcess) -> None:
@@ -76,25 +68,23 @@ class Hub:
         if isinstance(proc.runner, ForkedRunner):
             self._spawns[proc.runner.ident] = proc
         channel = proc.channel
-        for fd, role in ((channel.rep_r, _CHANNEL), (channel.log_r, _LOG),
-                         (proc.runner.pidfd, _EXIT)):
+        for fd, role in ((channel.rep_r, Role.CHANNEL), (channel.log_r, Role.OUTPUT),
+                         (proc.runner.pidfd, Role.EXIT)):
             if fd >= 0:
-                self._watch(fd, proc, role)
+                self._watcher.watch(fd, proc, role)
 
     def remove(self, proc: BotProcess) -> None:
         """Stop watching a process's pipes (its pidfd stays watched until it is reaped)."""
         for fd in (proc.channel.rep_r, proc.channel.log_r, proc.channel.req_w):
-            if fd >= 0 and self._fds.get(fd, (None,))[0] is proc:
+            if self._watcher.owned_by(proc, fd):
                 self.unwatch(fd)
 
     def unwatch(self, fd: int) -> None:
-        if self._fds.pop(fd, None) is not None:
-            with contextlib.suppress(OSError, ValueError):  # ValueError: closed already
-                self._epoll.unregister(fd)
+        self._watcher.unwatch(fd)
 
     def want_write(self, proc: BotProcess, on: bool) -> None:
         if on:
-            self._watch(proc.channel.req_w, proc, _OUT, select.EPOLLOUT)
+            self._watcher.watch(proc.channel.req_w, proc, Role.WRITABLE)
         else:
             self.unwatch(proc.channel.req_w)
 
@@ -122,7 +112,7 @@ class Hub:
 
     def processes(self) -> list[BotProcess]:
         """Every process still watched (alive, or killed but not yet reaped)."""
-        found = {id(p): p for p, _ in self._fds.values() if p is not None}
+        found = {id(p): p for p in self._watcher.owners()}
         found.update({id(p): p for p in self._spawns.values()})
         return list(found.values())
 
@@ -164,7 +154,7 @@ class Hub:
                 time.sleep(0.005)
         for proc in list(self._dying):  # whatever is left: its uid and cgroup go now
             proc.runner.free()
-        self._epoll.close()
+        self._watcher.close()
         if self.zygote is not None:
             self.zygote.close()
 
@@ -231,10 +221,8 @@ class Hub:
         if soonest <= now:
             self._expire(now)
             return
-        for fd, _event in self._epoll.poll(soonest - now):
-            entry = self._fds.get(fd)
-            if entry is not None:
-                self._dispatch(*entry)
+        for proc, role in self._watcher.poll(soonest - now):
+            self._dispatch(proc, role)
         if time.monotonic() >= soonest:
             self._expire(time.monotonic())
 
@@ -248,22 +236,23 @@ class Hub:
             elif job.deadline <= now:
                 self.finish(job, Expired(now - job.sent_at))
 
-    def _dispatch(self, proc: BotProcess | None, role: int) -> None:
-        if proc is None:  # the zygote's
-            if role == _ZYGOTE:
-                self.pump_zygote()
-                return
+    def _dispatch(self, proc: BotProcess | None, role: Role) -> None:
+        if role is Role.ZYGOTE:
+            self.pump_zygote()
+        elif role is Role.ZYGOTE_OUTPUT:
             text = self.zygote.read_log() if self.zygote is not None else None
             if text is None and self.zygote is not None:
                 self.unwatch(self.zygote.log_r)
             elif text:
                 log.warning("zygote: %s", safe_text(text.strip(), limit=500))
-        elif role == _CHANNEL:
+        elif proc is None:
+            return
+        elif role is Role.CHANNEL:
             self._on_channel(proc)
-        elif role == _LOG:
+        elif role is Role.OUTPUT:
             if proc.drain_log() < 0:
                 self.unwatch(proc.channel.log_r)
-        elif role == _EXIT:
+        elif role is Role.EXIT:
             self._on_exit(proc)
         elif proc.channel.flush():
             self.want_write(proc, False)

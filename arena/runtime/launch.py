@@ -13,6 +13,7 @@ once the process is collected. Killing never waits.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import select
 import signal
@@ -26,6 +27,9 @@ from arena.isolation.uids import UidLease
 from arena.isolation.zygote import Zygote, descendant
 
 __all__ = ["ForkedRunner", "Runner", "SpawnedRunner"]
+
+log = logging.getLogger(__name__)
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 class Runner:
@@ -57,6 +61,46 @@ class Runner:
     def exit_status(self) -> int | None:
         """Its exit status if it has exited (without collecting it), else None."""
         return self.returncode
+
+    def pause(self, stop: bool, *, seccomp_on: bool) -> bool:
+        """Stop (or continue) the bot's process: its cgroup frozen, or SIGSTOP (under seccomp
+        the runner cannot start processes, so stopping it stops the bot). False if it could
+        not (a process that is gone needs no pausing)."""
+        cgroup = self.cgroup
+        try:
+            if seccomp_on or cgroup is None or not cgroup.support.freezer:
+                if self.pid <= 0:
+                    raise ProcessLookupError("the runner's pid is not known")
+                os.kill(self.pid, signal.SIGSTOP if stop else signal.SIGCONT)
+            elif stop:
+                cgroup.freeze()
+            else:
+                cgroup.thaw()
+        except Exception as err:  # noqa: BLE001
+            log.debug("cannot %s runner %d: %s", "freeze" if stop else "thaw", self.pid, err)
+            return False
+        return True
+
+    def cpu_time(self) -> float | None:
+        """CPU time the process has used so far (None if it cannot be read)."""
+        if self.cgroup is not None:
+            with contextlib.suppress(Exception):
+                return self.cgroup.cpu_time()
+        try:
+            with open(f"/proc/{self.pid}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / _TICKS
+        except (OSError, IndexError, ValueError):
+            return None
+
+    def oom_killed(self) -> bool:
+        """Whether its cgroup says the kernel killed it for memory."""
+        if self.cgroup is None:
+            return False
+        try:
+            return self.cgroup.oom_killed()
+        except Exception:  # noqa: BLE001
+            return False
 
     def kill(self) -> None:
         """SIGKILL it with everything it started; never waits."""

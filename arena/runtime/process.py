@@ -13,9 +13,7 @@ process is SIGKILLed with everything it started and reaped later, when it is kno
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import os
 import signal
 import time
 from collections.abc import Callable
@@ -34,7 +32,6 @@ __all__ = ["BotProcess", "Loop", "ProcessState", "describe_exit", "describe_outc
 
 log = logging.getLogger(__name__)
 
-_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 #: Stale replies tolerated from one process beyond one per request.
 MAX_STALE = 16
 
@@ -212,45 +209,17 @@ class BotProcess:
     def freeze(self) -> None:
         """Stop the bot between its requests (no CPU at all until :meth:`thaw`)."""
         if not self.frozen and self.death is None:
-            self.frozen = self._pause(True)
+            self.frozen = self.runner.pause(True, seccomp_on=self.sandbox.seccomp_on)
 
     def thaw(self) -> None:
         """Let the bot run again."""
         if self.frozen:
             self.frozen = False
-            self._pause(False)
-
-    def _pause(self, stop: bool) -> bool:
-        cgroup = self.runner.cgroup
-        try:
-            if self.sandbox.seccomp_on or cgroup is None or not cgroup.support.freezer:
-                # Under seccomp the runner cannot start processes: stopping it stops the bot.
-                if self.runner.pid <= 0:
-                    raise ProcessLookupError("the runner's pid is not known")
-                os.kill(self.runner.pid, signal.SIGSTOP if stop else signal.SIGCONT)
-            elif stop:
-                cgroup.freeze()
-            else:
-                cgroup.thaw()
-        except Exception as err:  # noqa: BLE001 - a process that is gone needs no pausing
-            log.debug("%s: cannot %s: %s", self.name, "freeze" if stop else "thaw", err)
-            return False
-        return True
+            self.runner.pause(False, seccomp_on=self.sandbox.seccomp_on)
 
     def cpu_time(self) -> float | None:
         """CPU time the bot's process has used so far (None if it cannot be read)."""
-        cgroup = self.runner.cgroup
-        if cgroup is not None:
-            try:
-                return cgroup.cpu_time()
-            except Exception:  # noqa: BLE001
-                pass
-        try:
-            with open(f"/proc/{self.runner.pid}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-            return (int(fields[11]) + int(fields[12])) / _TICKS
-        except (OSError, IndexError, ValueError):
-            return None
+        return self.runner.cpu_time()
 
     # ------------------------------------------------------------------ requests
     def request(self, make: Callable[[int], bytes], timeout: float,
@@ -284,11 +253,8 @@ class BotProcess:
             if self.drain_log() <= 0:
                 break
         oom = None
-        if status is not None and (status < 0 or status > 128):
-            with contextlib.suppress(Exception):
-                cgroup = self.runner.cgroup
-                if cgroup is not None and cgroup.oom_killed():
-                    oom = self.sandbox.memory_mb
+        if status is not None and (status < 0 or status > 128) and self.runner.oom_killed():
+            oom = self.sandbox.memory_mb
         tail = self.log.tail[-1500:].decode("utf-8", "backslashreplace")
         return Ended(status, self.sandbox.sandboxed, tail, oom)
 

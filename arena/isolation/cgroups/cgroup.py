@@ -3,8 +3,9 @@
 ``RLIMIT_AS`` limits one process's address space; it misses shared memory, tmpfs files, pipe
 buffers, page tables and child processes. A memory cgroup charges all of those, for every
 process of a bot together, and a pids cgroup bounds how many processes and threads it has. A
-:class:`BotCgroup` is one such cgroup, v1 (one directory per controller) or v2 (one
-directory), created with its limits under the folder :func:`arena.isolation.cgroups.host.detect`
+:class:`BotCgroup` is one such cgroup, v1 (one directory per controller,
+:mod:`~arena.isolation.cgroups.v1`) or v2 (one directory, :mod:`~arena.isolation.cgroups.v2`),
+created with its limits under the folder :func:`arena.isolation.cgroups.host.detect`
 prepared, frozen and thawed between a bot's turns, killed whole, and removed once empty;
 :func:`cleanup_stale` removes what crashed runs left behind.
 """
@@ -20,7 +21,6 @@ import time
 
 from arena.isolation.cgroups.files import (
     SELF_NAME,
-    parse_keyed,
     read_file,
     read_pids,
     why,
@@ -89,10 +89,9 @@ class BotCgroup:
 
     # -- creation ----------------------------------------------------------------------------
 
-    @classmethod
-    def create(
-        cls, name: str, *, memory_bytes: int, pids: int, support: CgroupSupport | None = None
-    ) -> BotCgroup:
+    @staticmethod
+    def create(name: str, *, memory_bytes: int, pids: int, support: CgroupSupport | None = None
+               ) -> BotCgroup:
         """Create the bot's cgroup with its limits; raise CgroupError if impossible.
 
         ``name`` must be unique per bot process (e.g. ``bot-<arena pid>-<counter>``).
@@ -115,7 +114,7 @@ class BotCgroup:
                         raise CgroupError(f"cgroup {path} already exists") from None
                     made.append(path)
                 dirs[controller] = path
-            cgroup = cls(name, support, dirs)
+            cgroup = _implementation(support)(name, support, dirs)
             cgroup._limit(memory_bytes, pids)
         except BaseException as err:
             for path in reversed(made):
@@ -135,26 +134,6 @@ class BotCgroup:
             write_file(path, value)
         except OSError as err:
             raise CgroupError(f"cannot write {value!r} to {path}: {why(err)}") from err
-
-    def _limit(self, memory_bytes: int, pids: int) -> None:
-        have = self.support.controllers
-        if self.support.version == 1:
-            # The OOM killer, not a hang, when the limit is hit (v1 inherits the parent's
-            # setting); then RAM, then RAM+swap (it may not be below the RAM limit).
-            self._set("memory", "memory.oom_control", "0", optional=True)
-            self._set("memory", "memory.limit_in_bytes", str(memory_bytes))
-            self._set("memory", "memory.memsw.limit_in_bytes", str(memory_bytes), optional=True)
-            self._set("pids", "pids.max", str(pids))
-            if "cpu" in self.dirs:
-                self._set("cpu", "cpu.cfs_period_us", str(CPU_PERIOD_US), optional=True)
-                self._set("cpu", "cpu.cfs_quota_us", str(CPU_PERIOD_US), optional=True)
-            return
-        if any(c.startswith("memory") for c in have):
-            self._set("", "memory.max", str(memory_bytes))
-            self._set("", "memory.swap.max", "0", optional=True)
-        if "pids" in have:
-            self._set("", "pids.max", str(pids))
-        self._set("", "cpu.max", f"{CPU_PERIOD_US} {CPU_PERIOD_US}", optional=True)
 
     # -- processes ---------------------------------------------------------------------------
 
@@ -198,19 +177,39 @@ class BotCgroup:
     def _freezer_dir(self) -> str:
         if not self.support.freezer:
             raise CgroupError(f"cgroup {self.name}: no freezer here ({self.support.describe()})")
-        return self.dirs["freezer" if self.support.version == 1 else ""]
+        return self.dirs[self.FREEZER]
+
+    # -- what each version does its own way ----------------------------------------------------
+
+    #: The controller whose folder holds the freezer's files.
+    FREEZER = ""
+
+    def _limit(self, memory_bytes: int, pids: int) -> None:
+        """Write the memory, pids and CPU limits."""
+        raise NotImplementedError
 
     def _set_frozen(self, directory: str, frozen: bool) -> None:
         """Ask the kernel to freeze (or thaw) the group in ``directory``; raises OSError."""
-        if self.support.version == 1:
-            write_file(os.path.join(directory, "freezer.state"), "FROZEN" if frozen else "THAWED")
-        else:
-            write_file(os.path.join(directory, "cgroup.freeze"), "1" if frozen else "0")
+        raise NotImplementedError
 
     def _is_frozen(self, directory: str) -> bool:
-        if self.support.version == 1:
-            return read_file(os.path.join(directory, "freezer.state")).strip() == "FROZEN"
-        return parse_keyed(read_file(os.path.join(directory, "cgroup.events"))).get("frozen") == 1
+        raise NotImplementedError
+
+    def _kill_at_once(self) -> bool:
+        """Kill everything in it in one step if the kernel can (True when done)."""
+        return False
+
+    def cpu_time(self) -> float:
+        """CPU time (user + system) used by everything in it so far; 0.0 if not accounted."""
+        raise NotImplementedError
+
+    def memory_peak(self) -> int:
+        """The most memory (bytes; RAM, page cache, kernel memory) it has held at once."""
+        raise NotImplementedError
+
+    def oom_killed(self) -> bool:
+        """Whether the kernel's OOM killer killed a process in it (its memory limit hit)."""
+        raise NotImplementedError
 
     def freeze(self, timeout: float = FREEZE_TIMEOUT) -> None:
         """Stop every process in it; return once the kernel reports them all frozen."""
@@ -243,17 +242,8 @@ class BotCgroup:
         v2 with ``cgroup.kill``: the kernel does it atomically. Otherwise: freeze (so nothing
         forks), SIGKILL each process, thaw (frozen processes die once thawed).
         """
-        path = self.paths[0]
-        if not os.path.isdir(path):
-            return  # removed: nothing can be in it
-        if self.support.version == 2 and os.path.exists(os.path.join(path, "cgroup.kill")):
-            try:
-                write_file(os.path.join(path, "cgroup.kill"), "1")
-                return
-            except FileNotFoundError:
-                return  # already removed
-            except OSError as err:
-                log.warning("cgroup.kill failed in %s (%s); killing one by one", path, err)
+        if not os.path.isdir(self.paths[0]) or self._kill_at_once():
+            return  # removed (nothing can be in it), or killed by the kernel in one step
         deadline = time.monotonic() + KILL_BUDGET
         frozen = False
         if self.support.freezer:
@@ -285,45 +275,12 @@ class BotCgroup:
     # -- accounting --------------------------------------------------------------------------
 
     def _stat(self, controller: str, filename: str) -> str:
+        """The text of one of its files; raises :class:`CgroupError`."""
         path = os.path.join(self.dirs[controller], filename)
         try:
             return read_file(path)
         except OSError as err:
             raise CgroupError(f"cannot read {path}: {why(err)}") from err
-
-    def cpu_time(self) -> float:
-        """CPU time (user + system) used by everything in it so far; 0.0 if not accounted."""
-        if self.support.version == 1:
-            if "cpuacct" not in self.dirs:
-                return 0.0
-            return int(self._stat("cpuacct", "cpuacct.usage")) / 1e9
-        return parse_keyed(self._stat("", "cpu.stat")).get("usage_usec", 0) / 1e6
-
-    def memory_peak(self) -> int:
-        """The most memory (bytes; RAM, page cache, kernel memory) it has held at once."""
-        if self.support.version == 1:
-            return int(self._stat("memory", "memory.max_usage_in_bytes"))
-        if not any(c.startswith("memory") for c in self.support.controllers):
-            return 0
-        directory = self.dirs[""]
-        name = "memory.peak" if os.path.exists(f"{directory}/memory.peak") else "memory.current"
-        return int(self._stat("", name))
-
-    def oom_killed(self) -> bool:
-        """Whether the kernel's OOM killer killed a process in it (its memory limit hit)."""
-        if self.support.version == 1:
-            control = parse_keyed(self._stat("memory", "memory.oom_control"))
-            if "oom_kill" in control:
-                return control["oom_kill"] > 0
-            # Kernels before 4.13 have no counter: report whether the limit was ever hit.
-            # With memsw limit == memory limit, it is the memsw counter that fails first.
-            counters = ["memory.failcnt"]
-            if "memory+swap" in self.support.controllers:
-                counters.append("memory.memsw.failcnt")
-            return any(int(self._stat("memory", name)) > 0 for name in counters)
-        if not any(c.startswith("memory") for c in self.support.controllers):
-            return False
-        return parse_keyed(self._stat("", "memory.events")).get("oom_kill", 0) > 0
 
     # -- removal -----------------------------------------------------------------------------
 
@@ -345,6 +302,13 @@ class BotCgroup:
                 time.sleep(pause)
                 pause = min(pause * 2, 0.02)
         _live.discard((self.support.root, self.name))
+
+
+def _implementation(support: CgroupSupport) -> type[BotCgroup]:
+    from arena.isolation.cgroups.v1 import CgroupV1
+    from arena.isolation.cgroups.v2 import CgroupV2
+
+    return CgroupV1 if support.version == 1 else CgroupV2
 
 
 def cleanup_stale(support: CgroupSupport | None = None, *, min_age: float = STALE_AGE) -> int:
