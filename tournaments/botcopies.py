@@ -37,15 +37,14 @@ def keep_copy(folder: Path, bot: BotFiles | bytes) -> tuple[str, Path]:
     """Keep a copy of ``bot`` (checked files, or the bytes of a ``.py`` file) in ``folder``
     unless it holds one already; ``(digest, path)``."""
     if isinstance(bot, bytes):
-        digest, suffix, data = hashlib.sha256(bot).hexdigest(), ".py", bot
-    elif bot.kind == "file":
-        digest, suffix, data = bot.digest, ".py", bot.files[0][1]
+        digest, suffix = hashlib.sha256(bot).hexdigest(), ".py"
     else:
-        digest, suffix, data = bot.digest, FOLDER_SUFFIX, bot.pack()
+        digest, suffix = bot.digest, ".py" if bot.kind == "file" else FOLDER_SUFFIX
     path = folder / f"{digest}{suffix}"
     if not path.exists():
         tmp = folder / f".{digest}.{os.getpid()}.tmp"
-        tmp.write_bytes(data)
+        tmp.write_bytes(bot if isinstance(bot, bytes) else
+                        bot.files[0][1] if bot.kind == "file" else bot.pack())
         os.replace(tmp, path)
     return digest, path
 

@@ -114,6 +114,9 @@ def test_allowed_packages_are_importable_stored_and_published(tmp_path):
         faults = {row["name"]: row["faults"]["start"] for row in json.loads(
             (tmp_path / "without" / "ranking.json").read_text())["bots"]}
         assert faults["tabular"] > 0 and faults["first"] == 0
+        assert arena("validate", bot, "--allow-package", "tabulate").exit_code == 0
+        result = arena("validate", bot)
+        assert result.exit_code == 1 and "tabulate" in result.output
 
 
 @pytest.mark.parametrize(("args", "message"), [
