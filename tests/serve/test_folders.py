@@ -63,6 +63,14 @@ def test_folder_bots_are_submitted_and_hostile_ones_refused(tmp_path):
         assert packages == ["numpy", "tabulate"]
     finally:
         server.stop()
+    again = Server(lg, "--max-bot-mb", "3")        # the limit changes; the packages stay
+    try:
+        assert any("the league's settings changed" in line for line in again.lines)
+        limits = again.get("/api/limits")[1]
+        assert (limits["max_bot_bytes"], limits["max_upload_bytes"]) == (3 << 20, 4 << 20)
+        assert [p["name"] for p in limits["packages"]] == ["numpy", "tabulate"]
+    finally:
+        again.stop()
 
 
 def multipart(filename: str, data: bytes, token: str) -> tuple[bytes, dict[str, str]]:
