@@ -37,7 +37,15 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from arena.botfiles import BotFiles, BotFilesError, BotLimits, read_archive, read_bot
+    from arena.botfiles import (
+        ARCHIVE_SUFFIXES,
+        BotFiles,
+        BotFilesError,
+        BotLimits,
+        read_archive,
+        read_bot,
+        write_tree,
+    )
     from arena.bots import ARCHIVES, BotLoadError, BotSpec, bot_stem, resolve_bots
     from arena.game.faults import FAULT_KINDS, MAX_FAULTS, Fault, FaultKind
     from arena.game.result import GameResult, SeatTiming, TurnReport
@@ -68,8 +76,9 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     **{n: ("arena.options", n) for n in ("ArenaOptions", "tournament_secret")},
     **{n: ("arena.bots", n) for n in ("ARCHIVES", "BotLoadError", "BotSpec", "bot_stem",
                                        "resolve_bots")},
-    **{n: ("arena.botfiles", n) for n in ("BotFiles", "BotFilesError", "BotLimits",
-                                           "read_archive", "read_bot")},
+    **{n: ("arena.botfiles", n) for n in ("ARCHIVE_SUFFIXES", "BotFiles", "BotFilesError",
+                                           "BotLimits", "read_archive", "read_bot",
+                                           "write_tree")},
     **{n: ("arena.game.faults", n) for n in ("FAULT_KINDS", "MAX_FAULTS", "Fault",
                                               "FaultKind")},
     **{n: ("arena.game.result", n) for n in ("GameResult", "SeatTiming", "TurnReport")},
@@ -91,15 +100,15 @@ _EXPORTS: dict[str, tuple[str, str]] = {
 }
 
 __all__ = [
-    "ARCHIVES", "ArenaOptions", "BotFiles", "BotFilesError", "BotLimits", "BotLoadError",
-    "BotPool", "BotSpec", "CoreSlots", "DEFAULT_PACKAGES", "FAULT_KINDS", "Fault", "FaultKind",
-    "FileView", "GameResult", "LocalSlots", "MAX_FAULTS", "PLAYER_COUNTS", "PROBES", "Package",
-    "PackageError", "Protections", "SandboxMode", "SandboxUnavailable", "SeatTiming",
-    "TurnReport", "Validation", "api_games_per_s", "arena_overhead", "best_rate", "bot_stem",
-    "check_name", "check_sandbox", "doctor_report", "fanout_round_trip_us", "log_path",
-    "pipe_round_trip_us", "playout_games_per_s", "printed_lines", "protections", "read_archive",
-    "read_bot", "resolve_bots", "resolve_packages", "safe_bytes", "safe_text", "setup_logging",
-    "tournament_secret", "usable_cores", "validation_report",
+    "ARCHIVES", "ARCHIVE_SUFFIXES", "ArenaOptions", "BotFiles", "BotFilesError", "BotLimits",
+    "BotLoadError", "BotPool", "BotSpec", "CoreSlots", "DEFAULT_PACKAGES", "FAULT_KINDS",
+    "Fault", "FaultKind", "FileView", "GameResult", "LocalSlots", "MAX_FAULTS", "PLAYER_COUNTS",
+    "PROBES", "Package", "PackageError", "Protections", "SandboxMode", "SandboxUnavailable",
+    "SeatTiming", "TurnReport", "Validation", "api_games_per_s", "arena_overhead", "best_rate",
+    "bot_stem", "check_name", "check_sandbox", "doctor_report", "fanout_round_trip_us",
+    "log_path", "pipe_round_trip_us", "playout_games_per_s", "printed_lines", "protections",
+    "read_archive", "read_bot", "resolve_bots", "resolve_packages", "safe_bytes", "safe_text",
+    "setup_logging", "tournament_secret", "usable_cores", "validation_report", "write_tree",
 ]
 
 

@@ -16,6 +16,7 @@ import typer
 
 from arena import (
     ArenaOptions,
+    BotLimits,
     BotLoadError,
     BotSpec,
     SandboxMode,
@@ -24,11 +25,13 @@ from arena import (
     safe_text,
 )
 from engine import Variant, parse_variants
+from tournaments.packages import AllowedPackage, PackageError, allowed_packages, package_names
 from tournaments.settings import MIN_MEMORY_MB
 
-__all__ = ["ExecutorChoice", "MemoryOption", "MoveTimeOption", "SandboxOption", "VariantOption",
-           "arena_options", "check_executor", "check_names", "cores_here", "fail", "interrupt",
-           "load_bots", "memory_value", "move_time_value", "variants"]
+__all__ = ["ExecutorChoice", "MaxBotFilesOption", "MaxBotMbOption", "MemoryOption",
+           "MoveTimeOption", "PackageOption", "SandboxOption", "VariantOption", "arena_options",
+           "bot_limits", "check_executor", "check_names", "cores_here", "fail", "interrupt",
+           "load_bots", "memory_value", "move_time_value", "packages_value", "variants"]
 
 
 MoveTimeOption = Annotated[float, typer.Option(
@@ -41,6 +44,16 @@ MemoryOption = Annotated[int, typer.Option(
 VariantOption = Annotated[list[str] | None, typer.Option(
     "--variant", help="Rule variant for every game (repeatable): "
     + ", ".join(v.value for v in Variant) + ".", show_default=False, metavar="NAME")]
+PackageOption = Annotated[list[str] | None, typer.Option(
+    "--allow-package", help="An installed package bots may import besides the standard "
+    "library, engine and numpy (repeatable; what it requires comes with it).",
+    show_default=False, metavar="NAME")]
+MaxBotMbOption = Annotated[int | None, typer.Option(
+    "--max-bot-mb", min=1, max=1024, help=f"The largest bot: MiB of all its files together. "
+    f"Default: {BotLimits.max_bytes >> 20}.", show_default=False, metavar="MIB")]
+MaxBotFilesOption = Annotated[int | None, typer.Option(
+    "--max-bot-files", min=1, max=65536, help=f"The most files a bot folder may hold. Default: "
+    f"{BotLimits.max_files}.", show_default=False, metavar="N")]
 
 
 class ExecutorChoice(StrEnum):
@@ -88,15 +101,16 @@ def check_names(specs: Sequence[BotSpec]) -> None:
     for spec in specs:
         reason = check_name(spec.name)
         if reason is not None:
-            fail(f"cannot use the bot file {safe_text(str(spec.path))}: {reason}; "
-                 "rename the file")
+            fail(f"cannot use the bot {safe_text(str(spec.path))}: {reason}; "
+                 "rename the file or folder")
 
 
-def load_bots(args: Sequence[str]) -> list[BotSpec]:
-    """The bots named on the command line (files, folders, built-in names; none: the built-in
-    bots), each with a usable name."""
+def load_bots(args: Sequence[str], limits: BotLimits | None = None) -> list[BotSpec]:
+    """The bots named on the command line (files, bot folders and archives, folders of them,
+    built-in names; none: the built-in bots), each read and checked within ``limits`` and with
+    a usable name."""
     try:
-        specs = resolve_bots(args)
+        specs = resolve_bots(args, limits=limits)
     except (BotLoadError, OSError) as err:
         fail(safe_text(str(err)))
     check_names(specs)
@@ -112,10 +126,33 @@ def variants(names: Sequence[str] | None) -> tuple[Variant, ...]:
 
 
 def arena_options(*, move_time: float, sandbox: SandboxMode, memory_mb: int,
-                  log_dir: Path | None = None) -> ArenaOptions:
-    """The arena's options from the shared options, each checked."""
+                  log_dir: Path | None = None, packages: Sequence[str] | None = None
+                  ) -> ArenaOptions:
+    """The arena's options from the shared options, each checked (``packages``: the
+    ``--allow-package`` values)."""
     return ArenaOptions(move_time=move_time_value(move_time), sandbox=sandbox,
-                        memory_mb=memory_value(memory_mb), log_dir=log_dir)
+                        memory_mb=memory_value(memory_mb), log_dir=log_dir,
+                        packages=packages_value(packages)[0])
+
+
+def packages_value(names: Sequence[str] | None
+                   ) -> tuple[tuple[str, ...], tuple[AllowedPackage, ...]]:
+    """``--allow-package``, checked: the names (normalised) and what bots may then import,
+    as installed here."""
+    try:
+        extra = package_names(names or [])
+        return extra, allowed_packages(extra)
+    except PackageError as err:
+        fail(safe_text(str(err)))
+
+
+def bot_limits(max_mb: int | None, max_files: int | None,
+               base: BotLimits | None = None) -> BotLimits:
+    """``--max-bot-mb`` and ``--max-bot-files``; those not given from ``base`` (default: the
+    arena's defaults)."""
+    base = base or BotLimits()
+    return BotLimits(base.max_bytes if max_mb is None else max_mb << 20,
+                     base.max_files if max_files is None else max_files)
 
 
 def move_time_value(move_time: float) -> float:

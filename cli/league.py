@@ -21,16 +21,21 @@ from arena import (
     tournament_secret,
 )
 from cli.common import (
+    MaxBotFilesOption,
+    MaxBotMbOption,
     MemoryOption,
     MoveTimeOption,
+    PackageOption,
     SandboxOption,
     VariantOption,
+    bot_limits,
     cores_here,
     fail,
     interrupt,
     load_bots,
     memory_value,
     move_time_value,
+    packages_value,
     variants,
 )
 from engine import Variant
@@ -43,6 +48,7 @@ from tournaments.league import (
     play_batch,
 )
 from tournaments.league_store import LeagueConfig, LeagueStore
+from tournaments.packages import packages_text
 from tournaments.progress import make_progress
 from tournaments.report import ranking_table, write_rankings
 from tournaments.runner import LocalExecutor
@@ -79,9 +85,13 @@ def new_command(
         show_default=False, metavar="N")] = None,
     move_time: MoveTimeOption = 1.0,
     variant: VariantOption = None,
+    allow_package: PackageOption = None,
+    max_bot_mb: MaxBotMbOption = None,
+    max_bot_files: MaxBotFilesOption = None,
 ) -> None:
     """Create an empty league in DIR (a new or empty folder)."""
     chosen = variants(variant)
+    extra, allowed = packages_value(allow_package)
     dummy = Variant.TWO_PLAYER_DUMMY in chosen
     sizes = tuple(sorted(set(players or [2 if dummy else DEFAULT_PLAYERS])))
     for n in sizes:
@@ -90,52 +100,43 @@ def new_command(
     if dummy and sizes != (2,):
         fail("--variant two-player-dummy needs --players 2")
     config = LeagueConfig(players=sizes, seed=random_seed() if seed is None else seed,
-                          variant=chosen, move_time=move_time_value(move_time))
+                          variant=chosen, move_time=move_time_value(move_time),
+                          packages=extra, bot_limits=bot_limits(max_bot_mb, max_bot_files))
     try:
-        LeagueStore.create(directory, config).close()
+        with LeagueStore.create(directory, config) as store:
+            store.set_packages(allowed)
     except (StoreError, OSError, sqlite3.Error) as err:
         fail(safe_text(str(err)))
     shown = safe_text(str(directory))
+    limits = config.bot_limits
     typer.echo(f"league: {shown} ({'/'.join(map(str, sizes))}-player tables, seed "
                f"{config.seed}" + (f", variants {', '.join(config.variant_names)}"
                                    if chosen else "") + ")")
+    typer.echo(f"bots: at most {limits.max_bytes / (1 << 20):g} MiB and {limits.max_files} "
+               f"files each; they may import {packages_text(allowed)}")
     typer.echo(f"next: arena league add {shown} BOT...   then: arena league run {shown} "
                "--games N")
-
-
-def _check_source(path: Path) -> None:
-    """Refuse a file that is not UTF-8 Python text (it could never load)."""
-    try:
-        text = path.read_bytes().decode("utf-8")
-        compile(text, str(path), "exec", dont_inherit=True)
-    except UnicodeDecodeError:
-        fail(f"{safe_text(str(path))} is not UTF-8 text")
-    except SyntaxError as err:
-        fail(f"{safe_text(str(path))} is not valid Python (line {err.lineno}: "
-             f"{safe_text(str(err.msg))})")
-    except (OSError, ValueError) as err:
-        fail(f"cannot read {safe_text(str(path))}: {safe_text(str(err))}")
 
 
 @league_app.command("add")
 def add_command(
     directory: DirArgument,
     bots: Annotated[list[str], typer.Argument(
-        help="Bot files, folders of bot files, or built-in bot names.", metavar="BOT...")],
+        help="Bot files, bot folders (holding bot.py) or their .zip/.tar.gz archives, "
+        "directories of those, or built-in bot names.", metavar="BOT...")],
     author: Annotated[str | None, typer.Option(
         help="The entries' author: two entries of one author never sit at the same table.",
         show_default=False, metavar="NAME")] = None,
 ) -> None:
-    """Enter bots (the league keeps its own copy of each file). A file under a name already in
-    the league, with other content, is a new version: the old one leaves the leaderboard."""
+    """Enter bots (the league keeps its own copy of each). A bot under a name already in the
+    league, with other files, is a new version: the old one leaves the leaderboard. Every bot
+    is checked first: if one cannot be used, none is entered."""
     if author is not None:
         reason = check_name(author)
         if reason is not None:
             fail(f"--author: {reason}")
-    specs = load_bots(bots)
-    for spec in specs:
-        _check_source(spec.path)
     with _open(directory) as store:
+        specs = load_bots(bots, store.config().bot_limits)
         try:
             added = add_files(store, specs, author)
         except (LeagueError, OSError, sqlite3.Error) as err:
@@ -147,7 +148,7 @@ def add_command(
             "new": f"added {name}{by}",
             "version": f"{name}: version {entry.version}{by} (version {entry.version - 1} "
                        "leaves the leaderboard; its games stay)",
-            "unchanged": f"{name}: unchanged (this file is entered already)",
+            "unchanged": f"{name}: unchanged (this bot is entered already)",
             "back": f"{name}: back on the leaderboard (version {entry.version})",
         }[what])
 
@@ -207,12 +208,17 @@ def run_command(
     config = store.config()
     options = ArenaOptions(move_time=config.move_time, sandbox=sandbox,
                            memory_mb=memory_value(memory_mb), log_dir=directory / "logs",
-                           secret=tournament_secret(config.seed))
+                           secret=tournament_secret(config.seed), packages=config.packages,
+                           bot_limits=config.bot_limits)
     try:
         check_sandbox(options)
+        store.set_packages(packages_value(config.packages)[1])
     except SandboxUnavailable as err:
         store.close()
         fail(f"{safe_text(str(err))} (use --sandbox none to run bots unsandboxed)")
+    except typer.Exit:
+        store.close()
+        raise
     workers = workers or cores_here()
     executor = LocalExecutor(options, workers, min(cores or cores_here(), cores_here()),
                              directory / LOG_NAME)

@@ -15,6 +15,7 @@ from cli import (
     publish,
     rank,
     serve,
+    submit,
     tournament,
     validate,
 )
@@ -40,7 +41,7 @@ app.command("rank")(rank.rank_command)
 app.command("publish")(publish.publish_command)
 app.add_typer(league.league_app)
 app.command("serve")(serve.serve_command)
-app.command("submit")(serve.submit_command)
+app.command("submit")(submit.submit_command)
 
 
 def _version(value: bool) -> None:

@@ -27,6 +27,7 @@ from arena import (
 from cli.common import (
     MemoryOption,
     MoveTimeOption,
+    PackageOption,
     SandboxOption,
     VariantOption,
     arena_options,
@@ -83,7 +84,8 @@ class TurnPrinter:
 
 def play_command(
     bots: Annotated[list[str], typer.Argument(
-        help="Bot files or built-in bot names (2 to 5), in seat order.", show_default=False,
+        help="Bots (2 to 5, in seat order): .py files, bot folders or their .zip/.tar.gz "
+        "archives, or built-in names.", show_default=False,
             metavar="BOT")],
     seed: Annotated[int | None, typer.Option(help="Seed of the deal (default: random).",
         metavar="N")] = None,
@@ -93,13 +95,15 @@ def play_command(
     move_time: MoveTimeOption = 1.0,
     sandbox: SandboxOption = SandboxMode.AUTO,
     memory_mb: MemoryOption = 1024,
+    allow_package: PackageOption = None,
     log_dir: Annotated[Path | None, typer.Option(
         help="Keep each bot's output (stdout/stderr) in DIR/NAME.log.", metavar="DIR")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log details.")] = False,
 ) -> None:
     """Play one game and print it turn by turn, with the final scores and places."""
     setup_logging(None, verbose)
-    options = arena_options(move_time=move_time, sandbox=sandbox, memory_mb=memory_mb)
+    options = arena_options(move_time=move_time, sandbox=sandbox, memory_mb=memory_mb,
+                            packages=allow_package)
     specs = load_bots(bots)
     if not 2 <= len(specs) <= 5:
         fail(f"a game takes 2 to 5 bots, not {len(specs)}")

@@ -17,6 +17,7 @@ from arena import (
     BotSpec,
     SandboxMode,
     SandboxUnavailable,
+    bot_stem,
     check_sandbox,
     protections,
     safe_text,
@@ -24,10 +25,14 @@ from arena import (
 )
 from cli.common import (
     ExecutorChoice,
+    MaxBotFilesOption,
+    MaxBotMbOption,
     MemoryOption,
     MoveTimeOption,
+    PackageOption,
     SandboxOption,
     VariantOption,
+    bot_limits,
     check_executor,
     cores_here,
     fail,
@@ -35,10 +40,12 @@ from cli.common import (
     load_bots,
     memory_value,
     move_time_value,
+    packages_value,
     variants,
 )
 from tournaments.config import TournamentConfig
 from tournaments.games import Executor, RunError
+from tournaments.packages import AllowedPackage, packages_text
 from tournaments.progress import format_duration, make_progress
 from tournaments.ray_executor import RayExecutor, RayUnavailable
 from tournaments.report import ranking_table
@@ -56,20 +63,22 @@ CONFIRM_SECONDS = 3600.0
 
 
 def _check_entries(specs: Sequence[BotSpec]) -> None:
-    """One entry per bot file; bots renamed apart (same file name) are shown with their paths."""
+    """One entry per bot; bots renamed apart (same name) are shown with their paths."""
     seen: dict[Path, str] = {}
     for spec in specs:
         if spec.path in seen:
             fail(f"{safe_text(str(spec.path))} is listed twice (as {seen[spec.path]} and "
-                 f"{spec.name}); a tournament enters each bot file once")
+                 f"{spec.name}); a tournament enters each bot once")
         seen[spec.path] = spec.name
     stems: dict[str, list[BotSpec]] = {}
     for spec in specs:
-        stems.setdefault(spec.path.stem, []).append(spec)
+        stems.setdefault(bot_stem(spec.path), []).append(spec)
     for stem, same in stems.items():
         if len(same) > 1:
             shown = ", ".join(f"{s.name} = {s.path}" for s in same)
-            typer.echo(safe_text(f"note: {len(same)} bot files are named {stem}.py: {shown}"))
+            what = (f"bot files are named {stem}.py" if all(s.path.suffix == ".py" for s in same)
+                    else f"bots are named {stem}")
+            typer.echo(safe_text(f"note: {len(same)} {what}: {shown}"))
 
 
 def _fresh_out() -> Path:
@@ -83,7 +92,8 @@ def _fresh_out() -> Path:
 
 def tournament_command(
     bots: Annotated[list[str] | None, typer.Argument(
-        help="Bot files, or directories of bot files. Default: the built-in bots.",
+        help="Bot files, bot folders (holding bot.py) or their .zip/.tar.gz archives, or "
+        "directories of those. Default: the built-in bots.",
         show_default=False, metavar="BOT")] = None,
     players: Annotated[list[int] | None, typer.Option(
         "--players", "-p", help="Seats per table (2-5); repeat for several table sizes. "
@@ -131,6 +141,9 @@ def tournament_command(
         help="With --executor ray: the cluster to join (HOST:PORT or 'auto'). Default: "
         "start a local Ray instance for the run.", show_default=False, metavar="HOST:PORT")] = None,
     memory_mb: MemoryOption = 1024,
+    allow_package: PackageOption = None,
+    max_bot_mb: MaxBotMbOption = None,
+    max_bot_files: MaxBotFilesOption = None,
     log_dir: Annotated[Path | None, typer.Option(
         help="Keep each bot's output (print debugging, tracebacks) in DIR/NAME.log. "
         "Default: OUT/logs.", show_default=False, metavar="DIR")] = None,
@@ -142,7 +155,9 @@ def tournament_command(
     ranking tables (resumable: run the same command with the same --out to continue, or with
     a larger --cycles to extend a finished tournament)."""
     chosen = variants(variant)
-    specs = load_bots(bots or [])
+    extra, allowed = packages_value(allow_package)
+    limits = bot_limits(max_bot_mb, max_bot_files)
+    specs = load_bots(bots or [], limits)
     _check_entries(specs)
     stored = stored_config(out) if out is not None else None
     if stored is not None:  # resume the stored tournament (as extended) without the options
@@ -152,14 +167,15 @@ def tournament_command(
         settings = RunSettings.create(
             specs, players=tuple(players or ()), cycles=cycles, seed=seed, schedule=schedule,
             games=games, variant=chosen, move_time=move_time_value(move_time),
-            sandbox=sandbox, memory_mb=memory_value(memory_mb))
+            sandbox=sandbox, memory_mb=memory_value(memory_mb), packages=extra,
+            bot_limits=limits)
         if max(settings.players) > len(specs):
             typer.echo(f"note: {len(specs)} bots for {max(settings.players)}-seat tables: "
                        "every table seats some bots more than once (each bot holds the same "
                        "number of seats)")
         config = settings.config()
         config.build()
-    except (SettingsError, ScheduleError, OSError) as err:
+    except (SettingsError, ScheduleError, OSError, ValueError) as err:  # BotFilesError too
         fail(safe_text(str(err)))
     check_executor(executor, address)
     workers = workers or cores_here()
@@ -178,17 +194,20 @@ def tournament_command(
         runner = LocalExecutor(options, workers, cores, out / LOG_NAME)
         note = (f"concurrency: {workers} worker(s), at most {cores} bot(s) thinking at once, "
                 "each on a core of its own (--workers, --cores)")
+    if extra:
+        note = (f"{note}\n" if note else "") + f"bots may import: {packages_text(allowed)}"
     _run(settings, config, runner, out=out, workers=workers, log_dir=options.log_dir, note=note,
-         records=records, dry_run=dry_run, yes=yes, quiet=quiet, verbose=verbose)
+         records=records, dry_run=dry_run, yes=yes, quiet=quiet, verbose=verbose,
+         packages=allowed)
 
 
 def _run(settings: RunSettings, config: TournamentConfig, executor: Executor, *, out: Path,
          workers: int, log_dir: Path | None, note: str | None, records: bool, dry_run: bool,
-         yes: bool, quiet: bool, verbose: bool) -> None:
+         yes: bool, quiet: bool, verbose: bool, packages: Sequence[AllowedPackage]) -> None:
     store: Store | None = None
     try:
         if not dry_run or (out / DB_NAME).exists():
-            store = Store.open(out, config, extend=not dry_run)
+            store = Store.open(out, config, extend=not dry_run, packages=packages)
         the_plan = plan(config, store, workers)
         if store is not None and store.extended is not None:
             old, new = store.extended

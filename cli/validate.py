@@ -10,6 +10,7 @@ from arena import SandboxMode, SandboxUnavailable, safe_text, setup_logging, val
 from cli.common import (
     MemoryOption,
     MoveTimeOption,
+    PackageOption,
     SandboxOption,
     arena_options,
     fail,
@@ -20,19 +21,23 @@ __all__ = ["validate_command"]
 
 
 def validate_command(
-    bot: Annotated[str, typer.Argument(help="The bot file (or built-in bot name) to check.",
+    bot: Annotated[str, typer.Argument(help="The bot to check: a .py file, a folder holding "
+                                       "bot.py, such a folder as .zip or .tar.gz, or a built-in "
+                                       "bot name.",
                                        show_default=False, metavar="BOT")],
     move_time: MoveTimeOption = 1.0,
     sandbox: SandboxOption = SandboxMode.AUTO,
     memory_mb: MemoryOption = 1024,
+    allow_package: PackageOption = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log details.")] = False,
 ) -> None:
     """Load a bot in the sandbox, play short games with it and say plainly what is wrong."""
     setup_logging(None, verbose)
-    options = arena_options(move_time=move_time, sandbox=sandbox, memory_mb=memory_mb)
+    options = arena_options(move_time=move_time, sandbox=sandbox, memory_mb=memory_mb,
+                            packages=allow_package)
     specs = load_bots([bot])
     if len(specs) != 1:
-        fail(f"validate takes one bot file, and {safe_text(bot)} holds {len(specs)}")
+        fail(f"validate takes one bot, and {safe_text(bot)} holds {len(specs)}")
     try:
         found = validation_report(specs[0], options)
     except SandboxUnavailable as err:

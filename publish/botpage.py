@@ -1,6 +1,6 @@
 """A bot's page: its rating over its games with the sigma band, head-to-head, score and place
 distributions, faults with their details, and its games (a league entry's: also its version,
-author and status, with links to the bot's other versions)."""
+author and status, with links to the bot's other versions; a folder bot's: its files)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from publish.svg import PALETTE, Band, Series, histogram, line_chart
 from tournaments.ranking import BotRow
 from tournaments.stats import FAULT_KINDS
 
-__all__ = ["bot_page", "FAULT_ROWS", "GAME_ROWS", "LEAGUE_GAME_ROWS", "LEAGUE_H2H_ROWS"]
+__all__ = ["bot_page", "FAULT_ROWS", "GAME_ROWS", "LEAGUE_GAME_ROWS", "LEAGUE_H2H_ROWS",
+           "size_text"]
 
 #: Fault details listed per bot page (the counts by kind always cover them all).
 FAULT_ROWS = 200
@@ -175,6 +176,27 @@ def _games(site: Site, bot: BotData) -> str:
             f"it)</summary>{listing}</details>")
 
 
+def size_text(size: int) -> str:
+    """``812 bytes``, ``3.4 KiB``, ``1.2 MiB``."""
+    if size < 1024:
+        return f"{size} byte{'' if size == 1 else 's'}"
+    return f"{size / 1024:.1f} KiB" if size < 1 << 20 else f"{size / (1 << 20):.1f} MiB"
+
+
+def _files(bot: BotData) -> list[str]:
+    """A folder bot's files and their sizes (nothing for a ``.py`` bot)."""
+    if bot.files is None:
+        return []
+    rows = [[Cell(f'<span class="mono">{esc(path)}</span>', path, "text"),
+             Cell(esc(size_text(size)), size)] for path, size in bot.files]
+    total = sum(size for _, size in bot.files)
+    return ["<h2>Files</h2>",
+            f'<p class="note" id="files-note">A folder bot: {len(rows)} file'
+            f"{'' if len(rows) == 1 else 's'}, {esc(size_text(total))} in all; the arena runs "
+            "bot.py, which reads the others.</p>",
+            table([("file", "text"), ("size", None)], rows, sortable=True, table_id="files")]
+
+
 def _time_cards(row: BotRow) -> list[str]:
     """Time per request (picks and hook calls): mean and longest wall time, mean CPU time."""
     time = row.time.to_json()
@@ -246,6 +268,7 @@ def bot_page(site: Site, bot: BotData) -> str:
         _h2h_table(site, bot),
         "<h2>Faults</h2>", _faults(site, bot),
         "<h2>Games</h2>", _games(site, bot),
+        *_files(bot),
     ])
     return page(title=f"{bot.name} — {site.heading}", body=body, root="../",
                 here="Ranking", scripts=["sort.js"], heading=site.heading,

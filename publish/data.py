@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from engine import DUMMY_NAME
+from tournaments.botcopies import copy_listing
+from tournaments.config import FileList
 from tournaments.league import league_ranking
 from tournaments.league_store import Entry, LeagueStore, is_league
 from tournaments.ranking import BotRow, Ranking, build_ranking
@@ -56,6 +58,8 @@ class BotData:
     places: list[int] = field(default_factory=list)   #: place per seat held
     faults: list[Fault] = field(default_factory=list)
     games: list[int] = field(default_factory=list)    #: schedule indices it played
+    #: A folder bot's files (path, bytes), by path; None for a ``.py`` bot.
+    files: FileList | None = None
 
 
 @dataclass
@@ -133,8 +137,10 @@ def load_tournament(directory: Path) -> TournamentData:
     with Store.open(directory) as store:
         config = store.config()
         games = store.games()
-    ranking = build_ranking(config, games, history=True)
-    return _assemble(directory, config.names, ranking, games)
+        packages = store.packages()
+    ranking = build_ranking(config, games, history=True, packages=packages)
+    return _assemble(directory, config.names, ranking, games,
+                     files=[bot.files for bot in config.bots])
 
 
 def load_league(directory: Path) -> TournamentData:
@@ -155,15 +161,22 @@ def load_league(directory: Path) -> TournamentData:
     # Games stored after the ranking read them (a run going on): left out, as the ranking did.
     rated = {p.game for points in history.values() for p in points if p.game >= 0}
     games = [g for g in games if g.index in rated]
-    return _assemble(directory, [e.label for e in entries], ranking, games, entries)
+    try:
+        files = [copy_listing(store.bot_file(e)) for e in entries]
+    except (OSError, ValueError) as err:
+        raise StoreError(f"{directory} has a damaged bot copy ({err})") from None
+    return _assemble(directory, [e.label for e in entries], ranking, games, entries, files)
 
 
 def _assemble(directory: Path, names: list[str], ranking: Ranking, games: list[StoredGame],
-              entries: list[Entry] | None = None) -> TournamentData:
+              entries: list[Entry] | None = None, files: Sequence[FileList | None] = ()
+              ) -> TournamentData:
     history = ranking.history
     assert history is not None  # asked for
     rows = {row.name: row for row in ranking.bots + ranking.retired}
-    bots = [BotData(i, name, rows[name], history[name]) for i, name in enumerate(names)]
+    bots = [BotData(i, name, rows[name], history[name],
+                    files=files[i] if i < len(files) else None)
+            for i, name in enumerate(names)]
     for game in games:
         for seat, b in enumerate(game.seats):
             bots[b].scores.append(int(game.scores[seat]))

@@ -9,6 +9,7 @@ from publish.data import TournamentData, game_number
 from publish.html import Cell, esc, figure, json_script, link, page, table
 from publish.replay import ReplayData
 from publish.svg import PALETTE, Series, line_chart
+from tournaments.packages import packages_text
 from tournaments.ranking import Ranking
 from tournaments.report import rank_range
 
@@ -248,9 +249,13 @@ def index_page(site: Site) -> str:
         "newer one (shown as name@vN). Their games stay in the history, so their ratings "
         "are still computed; they have no rank.</p>",
         _retired_table(site)] if site.data.league else [])
+    packages = ([] if ranking.packages is None else [
+        '<p class="note" id="packages">Bots could import: the standard library, engine'
+        + "".join(f", {esc(packages_text([p]))}" for p in ranking.packages) + ".</p>"])
     body = [
         "<h1>Ranking</h1>",
         f'<p class="lead">{esc(summary_text(ranking))}</p>',
+        *packages,
         _ranking_table(site),
         '<p class="note">Click a column header to sort by it (again to reverse). Rating = '
         "mu − 3·sigma (TrueSkill, conservative). Wins: a shared first place counts 1/k. Rank "

@@ -1,6 +1,10 @@
 """What the server does, apart from HTTP: submissions (checked, validated in the sandbox, entered
 in the league), retirements, the leaderboard, and the games played in the background.
 
+A submission is a ``.py`` file, or a bot folder packed as ``.zip``, ``.tar.gz`` or ``.tgz``
+(read by :func:`arena.botfiles.read_archive` within the league's limits: a hostile archive is
+refused with its one-line reason before anything is written).
+
 Games are played by a child process (:func:`play_forever`) that holds the league's writer lock
 and runs :func:`tournaments.league.play_batch` batch after batch, each on the entries of the
 moment. It dies with the server (``PR_SET_PDEATHSIG``), even after a SIGKILL; whatever it
@@ -10,7 +14,6 @@ stored stays, and the next start finishes its batch with the same games.
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import logging
 import multiprocessing as mp
 import signal
@@ -22,22 +25,35 @@ from dataclasses import dataclass, replace
 from multiprocessing.context import SpawnProcess
 from pathlib import Path
 
-from arena import ArenaOptions, BotSpec, SandboxUnavailable, Validation, validation_report
+from arena import (
+    ARCHIVE_SUFFIXES,
+    ArenaOptions,
+    BotFiles,
+    BotFilesError,
+    BotSpec,
+    SandboxUnavailable,
+    Validation,
+    read_archive,
+    validation_report,
+    write_tree,
+)
 from serve.accounts import NAME_PATTERN, AccountError, Accounts, Who
 from tournaments.games import Executor, RunError
 from tournaments.league import LeagueError, league_ranking, play_batch
 from tournaments.league_store import LeagueStore
+from tournaments.packages import AllowedPackage
 from tournaments.ranking import Ranking
 from tournaments.runner import LocalExecutor
 from tournaments.store import StoreError
 
-__all__ = ["Competition", "Refused", "MAX_UPLOAD", "SUBMISSIONS_PER_WINDOW", "WINDOW_SECONDS",
-           "play_forever"]
+__all__ = ["Competition", "Refused", "SUBMISSIONS_PER_WINDOW", "UPLOAD_HEADROOM",
+           "WINDOW_SECONDS", "play_forever"]
 
 log = logging.getLogger("serve")
 
-#: The largest bot file accepted (bytes).
-MAX_UPLOAD = 1024 * 1024
+#: What an uploaded archive may weigh beyond the limit on a bot's files.
+UPLOAD_HEADROOM = 1 << 20
+ACCEPTED = ("a .py file, or a folder holding bot.py packed as .zip, .tar.gz or .tgz")
 #: At most this many submissions per participant in WINDOW_SECONDS.
 SUBMISSIONS_PER_WINDOW = 10
 WINDOW_SECONDS = 600.0
@@ -70,11 +86,10 @@ class Submitted:
                 "validation": {"ok": self.validation.ok, "report": self.validation.report}}
 
 
-def _bot_name(name: str | None, filename: str | None) -> str:
-    """The entry's name: the ``name`` field, else the uploaded file's name without ``.py``."""
-    if not name:
-        stem = Path(filename or "").name
-        name = stem[:-3] if stem.endswith(".py") else stem
+def _bot_name(name: str | None, stem: str) -> str:
+    """The entry's name: the ``name`` field, else the uploaded file's name without its
+    extension (``stem``)."""
+    name = name or stem
     if not NAME_PATTERN.fullmatch(name):
         raise Refused(400, "a bot's name is 1-40 letters, digits, '_', '-' or '.', starting "
                            "with a letter or digit (send a name field, or name the file so)")
@@ -88,6 +103,9 @@ class Competition:
         self.directory = directory
         self.options = options
         self.accounts = Accounts(directory)
+        #: How big a bot may be (its files), and an upload (an archive of them).
+        self.bot_limits = options.bot_limits
+        self.max_upload = self.bot_limits.max_bytes + UPLOAD_HEADROOM
         self._validators = ThreadPoolExecutor(VALIDATORS, thread_name_prefix="validate")
         self._slots = threading.BoundedSemaphore(VALIDATORS + VALIDATION_QUEUE)
         self._lock = threading.Lock()              # entries change one at a time
@@ -115,38 +133,58 @@ class Competition:
     # ------------------------------------------------------------------ submissions
     def submit(self, who: Who, data: bytes, *, name: str | None, filename: str | None
                ) -> Submitted:
-        """Check, validate and enter one bot file for ``who``."""
+        """Check, validate and enter one bot (a ``.py`` file or a folder's archive) for
+        ``who``."""
         if who.organiser:
             raise Refused(403, "the organiser's token does not submit bots; create a "
                                "participant (POST /api/participants) and use theirs")
-        if len(data) > MAX_UPLOAD:
-            raise Refused(413, f"a bot file may have at most {MAX_UPLOAD} bytes")
-        if not data.strip():
-            raise Refused(400, "the file is empty")
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise Refused(415, "a bot file must be UTF-8 Python text") from None
-        if "\x00" in text:
-            raise Refused(415, "a bot file must be UTF-8 Python text (it holds a NUL byte)")
-        bot = _bot_name(name, filename)
-        sha = hashlib.sha256(data).hexdigest()
+        bot, files = self._read(data, filename, name)
         with self._lock:      # the rate limit counts attempts, concurrent ones included
             self._check_owner(who, bot)
             if (self.accounts.submissions_since(who.name, WINDOW_SECONDS)
                     >= SUBMISSIONS_PER_WINDOW):
                 raise Refused(429, f"at most {SUBMISSIONS_PER_WINDOW} submissions in "
                                    f"{WINDOW_SECONDS / 60:.0f} minutes; try again later")
-            attempt = self.accounts.record_submission(who.name, bot, sha, False)
-        validation = self._validate(bot, data)
+            attempt = self.accounts.record_submission(who.name, bot, files.digest, False)
+        validation = self._validate(bot, files)
         if not validation.ok:
             return Submitted(bot, None, validation)
         with self._lock:
             self._check_owner(who, bot)       # nobody took the name while it was validated
             with LeagueStore.open(self.directory) as store:
-                entry, _ = store.add_entry(bot, data, who.name)
+                entry, _ = store.add_entry(bot, files, who.name)
             self.accounts.mark_entered(attempt)
         return Submitted(bot, entry.version, validation)
+
+    def _read(self, data: bytes, filename: str | None, name: str | None
+              ) -> tuple[str, BotFiles]:
+        """The uploaded bot's name and files, checked (nothing is written); :class:`Refused`
+        if not."""
+        base = (filename or "").replace("\\", "/").rsplit("/", 1)[-1]
+        if base.lower().endswith(ARCHIVE_SUFFIXES):
+            if len(data) > self.max_upload:
+                raise Refused(413, f"an archive may have at most {self.max_upload} bytes")
+            try:
+                files = read_archive(data, base, limits=self.bot_limits)
+            except BotFilesError as err:
+                raise Refused(400, str(err)) from None
+            bot = _bot_name(name, files.name)
+        elif base.endswith(".py"):
+            if len(data) > (most := self.bot_limits.max_bytes):
+                raise Refused(413, f"a bot file may have at most {most} bytes")
+            if not data.strip():
+                raise Refused(400, "the file is empty")
+            bot = _bot_name(name, base[:-3])
+            files = BotFiles(bot, "file", f"{bot}.py", ((f"{bot}.py", data),))
+        else:
+            raise Refused(415, f"not a bot: {base or 'a file without a name'!r}; send {ACCEPTED}")
+        try:
+            text = files.source()
+        except BotFilesError:
+            raise Refused(415, f"{files.entry} must be UTF-8 Python text") from None
+        if "\x00" in text:
+            raise Refused(415, f"{files.entry} must be UTF-8 Python text (it holds a NUL byte)")
+        return bot, files
 
     def _check_owner(self, who: Who, bot: str) -> None:
         with LeagueStore.open(self.directory) as store:
@@ -154,26 +192,31 @@ class Competition:
         if owners and owners != {who.name}:
             raise Refused(403, f"the bot {bot} belongs to someone else; choose another name")
 
-    def _validate(self, bot: str, data: bytes) -> Validation:
+    def _validate(self, bot: str, files: BotFiles) -> Validation:
         """Validate in the sandbox, at most VALIDATORS at once (503 when too many wait)."""
         if not self._slots.acquire(blocking=False):
             raise Refused(503, "the validation queue is full; try again in a minute")
         try:
-            return self._validators.submit(self._validate_now, bot, data).result()
+            return self._validators.submit(self._validate_now, bot, files).result()
         finally:
             self._slots.release()
 
-    def _validate_now(self, bot: str, data: bytes) -> Validation:
+    def _validate_now(self, bot: str, files: BotFiles) -> Validation:
         with tempfile.TemporaryDirectory(prefix="sushi-submission-") as scratch:
             # Named by content, never by anything the request chose.
-            path = Path(scratch) / f"{hashlib.sha256(data).hexdigest()[:16]}.py"
-            path.write_bytes(data)
+            path = Path(scratch) / files.digest[:16]
+            if files.kind == "file":
+                path = path.with_suffix(".py")
+                path.write_bytes(files.files[0][1])
+            else:
+                write_tree(files, path)
             try:
                 result = validation_report(BotSpec(bot, path),
                                            replace(self.options, log_dir=None))
             except SandboxUnavailable as err:
                 raise Refused(503, f"the sandbox cannot run on the server: {err}") from None
-            return Validation(result.ok, result.report.replace(str(path), f"{bot}.py"))
+            shown = f"{bot}.py" if files.kind == "file" else bot
+            return Validation(result.ok, result.report.replace(str(path), shown))
 
     def retire(self, who: Who, name: str) -> str:
         """Retire the bot ``name`` (a participant: only their own)."""
@@ -190,6 +233,20 @@ class Competition:
         return name
 
     # ------------------------------------------------------------------ reading
+    def limits(self) -> dict[str, object]:
+        """What a submission may be (``GET /api/limits``): the kinds of file, the most bytes
+        and files of a bot, the largest upload, and the packages bots may import."""
+        packages = self.packages()
+        limits = self.bot_limits
+        return {"accepts": [".py", *ARCHIVE_SUFFIXES], "max_bot_bytes": limits.max_bytes,
+                "max_bot_files": limits.max_files, "max_upload_bytes": self.max_upload,
+                "packages": None if packages is None else [p.to_json() for p in packages]}
+
+    def packages(self) -> tuple[AllowedPackage, ...] | None:
+        """What bots may import (as the server recorded when it started)."""
+        with LeagueStore.open(self.directory) as store:
+            return store.packages()
+
     def ranking(self) -> Ranking:
         """The leaderboard now: rebuilt when the league changed, at most every
         :data:`RANKING_SECONDS` (games arrive continuously; a rebuild rates every game)."""

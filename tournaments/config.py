@@ -1,4 +1,5 @@
-"""What makes a tournament itself: its bots (with file hashes), seed, table sizes and options.
+"""What makes a tournament itself: its bots (with the hashes of their files), seed, table sizes
+and options.
 
 The identity is stored with the games; a later run may only add games to a database whose
 identity is its own, so results of different tournaments are never mixed. The one exception is
@@ -27,12 +28,31 @@ def file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+#: A folder bot's files as its identity lists them: (relative path, size in bytes), by path.
+FileList = tuple[tuple[str, int], ...]
+
+
 @dataclass(frozen=True, slots=True)
 class BotEntry:
-    """A bot as the tournament knows it: its display name and the hash of its file."""
+    """A bot as the tournament knows it: its display name and its digest
+    (:attr:`arena.pool.BotFiles.digest`: a ``.py`` file's sha256, a folder's hash of all its
+    files), with a folder bot's file listing (for its page; the digest covers it)."""
 
     name: str
     sha256: str
+    files: FileList | None = None
+
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = {"name": self.name, "sha256": self.sha256}
+        if self.files is not None:
+            data["files"] = [[path, size] for path, size in self.files]
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> BotEntry:
+        files = data.get("files")
+        return cls(str(data["name"]), str(data["sha256"]),
+                   None if files is None else tuple((str(p), int(n)) for p, n in files))
 
 
 @dataclass(frozen=True)
@@ -47,6 +67,8 @@ class TournamentConfig:
     games: int | None = None
     variant: tuple[Variant, ...] = ()
     move_time: float = 1.0
+    #: Packages bots may import besides those every bot may (``--allow-package``, normalised).
+    packages: tuple[str, ...] = ()
     _games_cache: list[ScheduledGame] = field(default_factory=list, compare=False, repr=False)
 
     @property
@@ -72,9 +94,10 @@ class TournamentConfig:
         return self._games_cache
 
     def identity(self) -> dict[str, object]:
-        """The JSON-ready identity stored with the games."""
-        return {
-            "bots": [{"name": b.name, "sha256": b.sha256} for b in self.bots],
+        """The JSON-ready identity stored with the games (``packages`` only when some were
+        allowed, so a tournament stored before packages existed keeps its identity)."""
+        identity: dict[str, object] = {
+            "bots": [b.to_json() for b in self.bots],
             "players": list(self.players),
             "cycles": self.cycles,
             "seed": self.seed,
@@ -83,6 +106,9 @@ class TournamentConfig:
             "variant": list(self.variant_names),
             "move_time": self.move_time,
         }
+        if self.packages:
+            identity["packages"] = list(self.packages)
+        return identity
 
     def identity_json(self) -> str:
         """The identity as canonical JSON text."""
@@ -92,7 +118,7 @@ class TournamentConfig:
     def from_identity(cls, data: Mapping[str, Any]) -> TournamentConfig:
         """The configuration a stored identity describes (``KeyError``/``ValueError`` if bad)."""
         return cls(
-            bots=tuple(BotEntry(str(b["name"]), str(b["sha256"])) for b in data["bots"]),
+            bots=tuple(BotEntry.from_json(b) for b in data["bots"]),
             players=tuple(int(n) for n in data["players"]),
             cycles=int(data["cycles"]),
             seed=int(data["seed"]),
@@ -100,10 +126,13 @@ class TournamentConfig:
             games=None if data["games"] is None else int(data["games"]),
             variant=parse_variants(str(v) for v in data["variant"]),
             move_time=float(data["move_time"]),
+            packages=tuple(str(p) for p in data.get("packages", ())),
         )
 
 
 def _describe(value: object) -> str:
+    if value is None:
+        return "none"
     if isinstance(value, list) and value and isinstance(value[0], dict):
         return ", ".join(str(v.get("name")) for v in value)
     if isinstance(value, list):
@@ -116,8 +145,9 @@ def identity_mismatch(stored: Mapping[str, Any], wanted: Mapping[str, Any]) -> s
     names = {
         "bots": "bots", "players": "--players", "cycles": "--cycles", "seed": "--seed",
         "schedule": "--schedule", "games": "--games", "variant": "--variant",
-        "move_time": "--move-time"}
-    for key in ("bots", "seed", "players", "cycles", "schedule", "games", "variant", "move_time"):
+        "move_time": "--move-time", "packages": "--allow-package"}
+    for key in ("bots", "seed", "players", "cycles", "schedule", "games", "variant", "move_time",
+                "packages"):
         old, new = stored.get(key), wanted.get(key)
         if old == new:
             continue
@@ -125,11 +155,11 @@ def identity_mismatch(stored: Mapping[str, Any], wanted: Mapping[str, Any]) -> s
             old_names = [b.get("name") for b in old or []]
             new_names = [b.get("name") for b in new or []]
             if old_names == new_names:
-                changed = [b["name"] for b, c in zip(old or [], new or [], strict=False)
-                           if b != c]
-                return f"bot file {', '.join(changed)} changed since it was stored"
+                changed = [f"{'folder' if 'files' in b else 'file'} {b['name']}"
+                           for b, c in zip(old or [], new or [], strict=False) if b != c]
+                return f"bot {', '.join(changed)} changed since it was stored"
         return f"{names[key]} is {_describe(old)} there, {_describe(new)} here"
-    extra = set(stored) ^ set(wanted)
+    extra = (set(stored) ^ set(wanted)) - {"packages"}
     if extra:
         return f"stored fields differ: {', '.join(sorted(extra))}"
     return None

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena import BotSpec
+from arena import BotFiles, BotFilesError, BotLimits, BotSpec, read_bot
 from tournaments.games import Executor, GameOutcome, GameRequest, Rounds, rounds
 from tournaments.league_store import Batch, Entry, LeagueConfig, LeagueStore, PlannedGame
 from tournaments.matchmaking import Candidate, MatchError, check_field, choose_tables, confident
@@ -36,8 +36,8 @@ from tournaments.rating import Ratings
 from tournaments.stats import GameFacts
 from tournaments.store import StoredGame, StoreError
 
-__all__ = ["DEFAULT_CONFIDENCE", "BatchReport", "LeagueError", "league_ranking", "league_seed",
-           "play_batch", "round_tables"]
+__all__ = ["DEFAULT_CONFIDENCE", "BatchReport", "LeagueError", "add_files", "league_ranking",
+           "league_seed", "play_batch", "read_entry", "round_tables"]
 
 #: ``run --until-confident`` without ``--confidence``.
 DEFAULT_CONFIDENCE = 0.9
@@ -220,17 +220,35 @@ def league_ranking(store: LeagueStore, *, history: bool = False) -> Ranking:
     return rank_games([e.label for e in entries], stored, facts, seed=config.seed,
                       summary=summary, planned=len(planned), history=history,
                       entries=[EntryInfo(e.version, e.author, e.status) for e in entries],
-                      league=league)
+                      league=league, packages=store.packages())
+
+
+def read_entry(path: Path, limits: BotLimits) -> BotFiles:
+    """A bot's files, read and checked to enter a league: within ``limits``, its ``.py`` (a
+    folder's ``bot.py``) UTF-8 Python that compiles; :class:`LeagueError` (one line) if not."""
+    try:
+        files = read_bot(path, limits=limits)
+        text = files.source()
+    except BotFilesError as err:
+        raise LeagueError(str(err)) from None
+    except OSError as err:
+        raise LeagueError(f"cannot read {path}: {err.strerror or err}") from None
+    where = str(path) if files.kind == "file" else f"{path}: {files.entry}"
+    try:
+        compile(text, where, "exec", dont_inherit=True)
+    except SyntaxError as err:
+        raise LeagueError(f"{where} is not valid Python (line {err.lineno}: {err.msg})") \
+            from None
+    except ValueError as err:  # a NUL byte
+        raise LeagueError(f"{where} is not valid Python ({err})") from None
+    return files
 
 
 def add_files(store: LeagueStore, specs: Sequence[BotSpec], author: str | None
               ) -> list[tuple[Entry, str]]:
-    """Enter each bot file (its bytes now: later edits change nothing until added again)."""
-    out = []
-    for spec in specs:
-        try:
-            source = Path(spec.path).read_bytes()
-        except OSError as err:
-            raise LeagueError(f"cannot read {spec.path}: {err.strerror}") from None
-        out.append(store.add_entry(spec.name, source, author))
-    return out
+    """Enter each bot (its files now: later edits change nothing until added again). Every
+    bot is read and checked (:func:`read_entry`, within the league's limits) before any is
+    entered: one that cannot be used enters none."""
+    limits = store.config().bot_limits
+    found = [(spec.name, read_entry(Path(spec.path), limits)) for spec in specs]
+    return [store.add_entry(name, files, author) for name, files in found]

@@ -6,6 +6,8 @@ Layout of a league folder::
     league.db            this database (WAL journal): meta, entries, batches, planned, games
     league.lock          held by the one process writing to the league
     bots/<sha256>.py     every bot file ever entered, named by the hash of its content
+    bots/<digest>.tar.gz every folder bot ever entered, packed, named by its digest
+                         (tournaments.botcopies)
     logs/, arena.log     what the bots and the arena wrote while playing
     ranking.json/md/csv  the leaderboard after the last run
 
@@ -16,18 +18,19 @@ planned games without results to play next time.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import sqlite3
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from engine import Variant, parse_variants
+from arena import BotFiles
+from tournaments.botcopies import copy_path, keep_copy
 from tournaments.games import GameOutcome
+from tournaments.league_config import LeagueConfig
+from tournaments.packages import AllowedPackage, packages_from_json
 from tournaments.store import (
     GAMES_TABLE,
     StoredGame,
@@ -88,30 +91,6 @@ def is_league(directory: Path) -> bool:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-@dataclass(frozen=True)
-class LeagueConfig:
-    """What every game of a league shares: table sizes, seed, variants and move time."""
-
-    players: tuple[int, ...] = (4,)
-    seed: int = 0
-    variant: tuple[Variant, ...] = ()
-    move_time: float = 1.0
-
-    @property
-    def variant_names(self) -> tuple[str, ...]:
-        return tuple(v.value for v in self.variant)
-
-    def to_json(self) -> dict[str, object]:
-        return {"players": list(self.players), "seed": self.seed,
-                "variant": list(self.variant_names), "move_time": self.move_time}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> LeagueConfig:
-        return cls(players=tuple(int(n) for n in data["players"]), seed=int(data["seed"]),
-                   variant=parse_variants(str(v) for v in data["variant"]),
-                   move_time=float(data["move_time"]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,6 +230,26 @@ class LeagueStore:
     def config(self) -> LeagueConfig:
         return LeagueConfig.from_json(json.loads(self._meta()["config"]))
 
+    def set_config(self, config: LeagueConfig) -> None:
+        """Change the league's settings (``arena serve`` with other packages or limits)."""
+        with self._conn:
+            self._conn.execute("UPDATE meta SET value = ? WHERE key = 'config'",
+                               (json.dumps(config.to_json(), sort_keys=True),))
+
+    def packages(self) -> tuple[AllowedPackage, ...] | None:
+        """What the bots could import in the league's last run (None: not known)."""
+        text = self._meta().get("packages")
+        try:
+            return None if text is None else packages_from_json(json.loads(text))
+        except ValueError as err:
+            raise StoreError(f"{self.path} is damaged (bad packages: {err})") from None
+
+    def set_packages(self, packages: Sequence[AllowedPackage]) -> None:
+        """Record what the bots may import now (a run, or the server, starting)."""
+        with self._conn:
+            self._conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES "
+                               "('packages', ?)", (json.dumps([p.to_json() for p in packages]),))
+
     def entries(self) -> list[Entry]:
         """Every entry ever made, by id (= bot index)."""
         entries = self._select("")
@@ -274,19 +273,17 @@ class LeagueStore:
                 for i, name, version, sha, author, added, retired in rows]
 
     def bot_file(self, entry: Entry) -> Path:
-        """The league's own copy of an entry's file."""
-        return self.directory / BOTS_DIR / f"{entry.sha256}.py"
+        """The league's own copy of an entry's bot (``bots/<sha256>.py``, or
+        ``bots/<digest>.tar.gz`` for a folder bot)."""
+        return copy_path(self.directory / BOTS_DIR, entry.sha256)
 
-    def add_entry(self, name: str, source: bytes, author: str | None) -> tuple[Entry, str]:
-        """Enter ``source`` as the bot ``name``: ``(entry, what)`` where ``what`` is ``new``,
-        ``version`` (a new version replaces the old), ``unchanged`` or ``back`` (a retired
-        entry with this very content is active again)."""
-        sha = hashlib.sha256(source).hexdigest()
-        path = self.directory / BOTS_DIR / f"{sha}.py"
-        if not path.exists():
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_bytes(source)
-            os.replace(tmp, path)
+    def add_entry(self, name: str, source: BotFiles | bytes, author: str | None
+                  ) -> tuple[Entry, str]:
+        """Enter ``source`` (a bot's checked files, or a ``.py`` file's bytes) as the bot
+        ``name``: ``(entry, what)`` where ``what`` is ``new``, ``version`` (a new version
+        replaces the old), ``unchanged`` or ``back`` (a retired entry with these very files is
+        active again). Entries are told apart by digest."""
+        sha, _ = keep_copy(self.directory / BOTS_DIR, source)
         same = self.named(name)
         latest = same[-1] if same else None
         if latest is not None and latest.sha256 == sha:

@@ -4,17 +4,18 @@ The schedule, storage and ratings are the local executor's; only where games are
 changes. Each game is a Ray task with retries: a worker or node lost mid-game means the game is
 played again elsewhere, and the driver stores each game exactly once (by schedule index), so
 the ranking equals the local executor's for deterministic bots. Every Ray worker process keeps
-one sandboxed bot pool for its life, so bot processes are reused across games. Bot files travel
-inside the tasks (their bytes, checked by hash) and the project's own packages travel with the
-job (``runtime_env`` ``py_modules``): nothing is copied to the nodes by hand.
+one sandboxed bot pool for its life, so bot processes are reused across games. Bots travel
+inside the tasks (a file's bytes; a folder or archive packed as ``.tar.gz``, unpacked on the
+node into a folder of its own; each checked by its digest) and the project's own packages travel
+with the job (``runtime_env`` ``py_modules``): nothing is copied to the nodes by hand.
 """
 
 from __future__ import annotations
 
 import atexit
-import hashlib
 import logging
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -23,7 +24,16 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from arena import ArenaOptions, BotPool, BotSpec
+from arena import (
+    ArenaOptions,
+    BotLimits,
+    BotPool,
+    BotSpec,
+    bot_stem,
+    read_archive,
+    read_bot,
+    write_tree,
+)
 from engine import Variant
 from tournaments.games import GameOutcome, GameRequest, OnFinished, RunError, play_one
 
@@ -45,21 +55,32 @@ class RayUnavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class ShippedBot:
-    """A bot file as it travels to the nodes: its name, file name, bytes and their hash."""
+    """A bot as it travels to the nodes: its name, file name (``NAME.py``, or ``NAME.tar.gz``
+    for a folder or an archive), bytes (the file, or :meth:`arena.pool.BotFiles.pack`) and
+    its digest (:attr:`arena.pool.BotFiles.digest`)."""
 
     name: str
     filename: str
     source: bytes
     digest: str
 
+    @property
+    def folder(self) -> bool:
+        return self.filename.endswith(".tar.gz")
 
-def ship(specs: Sequence[BotSpec]) -> list[ShippedBot]:
-    """The bots of ``specs`` ready to send to other machines."""
+
+def ship(specs: Sequence[BotSpec], limits: BotLimits | None = None) -> list[ShippedBot]:
+    """The bots of ``specs`` ready to send to other machines (each read and checked once:
+    ``arena.pool.BotFilesError`` for one that cannot be used)."""
     shipped = []
     for spec in specs:
-        source = spec.path.read_bytes()
-        shipped.append(ShippedBot(spec.name, spec.path.name, source,
-                                  hashlib.sha256(source).hexdigest()))
+        files = read_bot(spec.path, limits=limits or BotLimits())
+        if files.kind == "file":
+            shipped.append(ShippedBot(spec.name, spec.path.name, files.files[0][1],
+                                      files.digest))
+        else:
+            shipped.append(ShippedBot(spec.name, f"{bot_stem(spec.path)}.tar.gz", files.pack(),
+                                      files.digest))
     return shipped
 
 
@@ -103,19 +124,29 @@ _POOLS: dict[ArenaOptions, BotPool] = {}
 _BOT_ROOT = Path(tempfile.gettempdir()) / "sushi-go-ray-bots"
 
 
-def _materialize(bots: Sequence[ShippedBot]) -> list[BotSpec]:
-    """Write shipped bots to this machine (once per content hash) and return their specs."""
+def _materialize(bots: Sequence[ShippedBot], limits: BotLimits | None = None
+                 ) -> list[BotSpec]:
+    """Write shipped bots to this machine (once per digest: a file, or a folder bot unpacked
+    into a folder of its own) and return their specs."""
     specs = []
+    limits = limits or BotLimits()
     for bot in bots:
         folder = _BOT_ROOT / bot.digest
-        path = folder / bot.filename
+        path = folder / (bot.filename[:-len(".tar.gz")] if bot.folder else bot.filename)
         if not path.exists():
             folder.mkdir(parents=True, exist_ok=True)
-            partial = folder / f".{bot.filename}.part"
-            partial.write_bytes(bot.source)
-            partial.replace(path)
-        if hashlib.sha256(path.read_bytes()).hexdigest() != bot.digest:
-            raise RuntimeError(f"bot file {path} does not match the one shipped")
+            partial = folder / f".{path.name}.{os.getpid()}.part"
+            if bot.folder:
+                shutil.rmtree(partial, ignore_errors=True)
+                write_tree(read_archive(bot.source, bot.filename, limits=limits), partial)
+            else:
+                partial.write_bytes(bot.source)
+            try:
+                partial.replace(path)
+            except OSError:  # another worker of this node made it first
+                shutil.rmtree(partial, ignore_errors=True)
+        if read_bot(path, limits=limits).digest != bot.digest:
+            raise RuntimeError(f"bot {path} does not match the one shipped")
         specs.append(BotSpec(bot.name, path))
     return specs
 
@@ -137,7 +168,7 @@ def play_remote(bots: Sequence[ShippedBot], options: ArenaOptions, variant: Sequ
 
         # Ray gives a task one CPU: one bot of the game thinks at a time, on it.
         pool = _POOLS[options] = BotPool(options, slots=LocalSlots(1))
-    return play_one(pool, _materialize(bots), request, variant)
+    return play_one(pool, _materialize(bots, options.bot_limits), request, variant)
 
 
 # ---------------------------------------------------------------------- on the driver
@@ -176,7 +207,7 @@ class RayExecutor:
         if not requests:
             return
         ray = require_ray(self.address)
-        shipped = ship(bots)
+        shipped = ship(bots, self.options.bot_limits)
         waiting = list(reversed(requests))
         pending: dict[Any, GameRequest] = {}    # Ray's object refs are untyped
         _init(ray, self.address, max(1, self.workers))

@@ -3,7 +3,9 @@
 Every finished game is its own transaction (WAL journal), so killing the run at any moment loses
 only games still in flight. The tournament's identity is stored first; opening the database for
 a different tournament, or a file that is not such a database, raises :class:`StoreError`. A
-larger number of cycles is not a different tournament: the stored one is extended to it.
+larger number of cycles is not a different tournament: the stored one is extended to it. Beside
+the identity, the packages bots could import (with their versions) are kept: a run whose
+sandbox would allow other versions is refused as a different tournament.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any, TextIO
 
 from tournaments.config import TournamentConfig, cycles_change, identity_mismatch
 from tournaments.games import GameOutcome
+from tournaments.packages import AllowedPackage, packages_from_json, packages_text
 from tournaments.schedule import ScheduledGame
 
 __all__ = ["DB_NAME", "FORMAT", "GAMES_TABLE", "Store", "StoreError", "StoredGame", "insert_game",
@@ -99,13 +102,15 @@ class Store:
     # ------------------------------------------------------------------ opening
     @classmethod
     def open(cls, directory: Path, config: TournamentConfig | None = None, *,
-             extend: bool = True) -> Store:
+             extend: bool = True, packages: Sequence[AllowedPackage] | None = None) -> Store:
         """Open ``directory``'s database: created for ``config`` if absent, else checked.
 
         With ``config`` None the database must exist (for re-exporting rankings). A stored
         tournament that differs from ``config`` only by fewer cycles is extended to
         ``config``'s (see :attr:`extended`); with ``extend`` False (a dry run) that is only
-        checked, not written.
+        checked, not written. ``packages``: what bots may import in this run, stored with a
+        new tournament (or one stored before packages were kept) and checked against a stored
+        one.
         """
         path = directory / DB_NAME
         if directory.exists() and not directory.is_dir():
@@ -131,7 +136,7 @@ class Store:
         store = cls(conn, path)
         store._lock = lock
         try:
-            store._prepare(config, extend)
+            store._prepare(config, extend, packages)
         except sqlite3.DatabaseError as err:
             store.close()
             raise StoreError(f"{path} is damaged or not a tournament database ({err})") from None
@@ -140,7 +145,8 @@ class Store:
             raise
         return store
 
-    def _prepare(self, config: TournamentConfig | None, extend: bool = True) -> None:
+    def _prepare(self, config: TournamentConfig | None, extend: bool = True,
+                 packages: Sequence[AllowedPackage] | None = None) -> None:
         conn = self._conn
         tables = {row[0] for row in conn.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -156,7 +162,7 @@ class Store:
                     ("identity", config.identity_json()),
                     ("planned", str(len(config.build()))),
                     ("created_at", datetime.now(UTC).isoformat(timespec="seconds")),
-                ])
+                ] + ([] if packages is None else [("packages", _packages_json(packages))]))
         else:
             self._check(tables)
             conn.execute("PRAGMA journal_mode = WAL")
@@ -167,7 +173,23 @@ class Store:
                                  "DEFAULT '[]'")
             if config is not None:
                 self._match(config, extend)
+            if config is not None and packages is not None:
+                self._match_packages(packages, extend)
         conn.execute("PRAGMA synchronous = NORMAL")
+
+    def _match_packages(self, packages: Sequence[AllowedPackage], write: bool) -> None:
+        """Refuse other package versions than the stored games were played with; keep them
+        for a tournament stored before packages were kept."""
+        stored = self.packages()
+        if stored is None and write:
+            with self._conn as conn:
+                conn.execute("INSERT INTO meta (key, value) VALUES ('packages', ?)",
+                             (_packages_json(packages),))
+        elif stored is not None and stored != tuple(packages):
+            raise StoreError(
+                f"{self.path.parent} holds a different tournament (its bots could import "
+                f"{packages_text(stored)}; here they could import {packages_text(packages)}); "
+                "install those versions, or choose another --out")
 
     def _match(self, config: TournamentConfig, extend: bool) -> None:
         """Refuse a different tournament; extend the stored one to more cycles."""
@@ -228,6 +250,16 @@ class Store:
     def config(self) -> TournamentConfig:
         """The stored tournament's configuration."""
         return TournamentConfig.from_identity(self.identity())
+
+    def packages(self) -> tuple[AllowedPackage, ...] | None:
+        """What the bots could import (None: stored before packages were kept)."""
+        text = self._meta().get("packages")
+        if text is None:
+            return None
+        try:
+            return packages_from_json(json.loads(text))
+        except ValueError as err:
+            raise StoreError(f"{self.path} is damaged (bad packages: {err})") from None
 
     @property
     def planned(self) -> int:
@@ -330,6 +362,10 @@ def insert_game(conn: sqlite3.Connection, index: int, seed: int, seats: Sequence
              json.dumps([float(s) for s in pick_seconds]), blob,
              datetime.now(UTC).isoformat(timespec="milliseconds"),
              json.dumps(timing)))
+
+
+def _packages_json(packages: Sequence[AllowedPackage]) -> str:
+    return json.dumps([p.to_json() for p in packages], separators=(",", ":"))
 
 
 def stored_config(directory: Path) -> TournamentConfig | None:

@@ -181,7 +181,7 @@ def play_tournament(
                      finished)
     finally:
         progress.close()
-    ranking = build_ranking(config, store.games())
+    ranking = build_ranking(config, store.games(), packages=store.packages())
     write_rankings(out, ranking)
     return ranking
 
@@ -189,4 +189,4 @@ def play_tournament(
 def rank_directory(directory: Path) -> Ranking:
     """The ranking of the tournament stored in ``directory`` (complete or not)."""
     with Store.open(directory) as store:
-        return build_ranking(store.config(), store.games())
+        return build_ranking(store.config(), store.games(), packages=store.packages())

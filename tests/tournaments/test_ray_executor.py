@@ -130,3 +130,35 @@ def test_address_needs_the_ray_executor(tmp_path: Path) -> None:
     result = arena("tournament", *bots("first", "last"), "--address", "127.0.0.1:1",
                    "--out", tmp_path / "x")
     assert "--address needs --executor ray" in one_line_error(result)
+
+
+def test_folder_bots_travel_packed_and_are_unpacked_on_the_node(tmp_path: Path,
+                                                                monkeypatch) -> None:
+    # No Ray needed: what a task carries, and what a worker makes of it.
+    from arena import ArenaOptions, BotPool, BotSpec, SandboxMode, read_bot
+    from tests.tournaments.folders import learned, zipped
+    from tournaments import ray_executor
+
+    monkeypatch.setattr(ray_executor, "_BOT_ROOT", tmp_path / "node")
+    bot = learned(tmp_path / "src")
+    packed = zipped(bot, tmp_path / "packed.zip")
+    first = Path(bots("first")[0])
+    shipped = ray_executor.ship([BotSpec("learned", bot), BotSpec("packed", packed),
+                                 BotSpec("first", first)])
+    digest = read_bot(bot).digest
+    assert [(s.filename, s.digest) for s in shipped] == [
+        ("learned.tar.gz", digest), ("packed.tar.gz", digest),
+        ("first.py", read_bot(first).digest)]
+    assert shipped[0].source == read_bot(bot).pack() and shipped[2].source == first.read_bytes()
+    here = ray_executor._materialize(shipped)
+    assert [s.path for s in here] == [tmp_path / "node" / digest / "learned",
+                                      tmp_path / "node" / digest / "packed",
+                                      tmp_path / "node" / shipped[2].digest / "first.py"]
+    assert read_bot(here[0].path).digest == digest and here[0].path.is_dir()
+    assert ray_executor._materialize(shipped) == here              # made once per digest
+    with BotPool(ArenaOptions(sandbox=SandboxMode.NONE, move_time=5)) as pool:
+        result = pool.play(here, seed=4)
+    assert result.record["players"] == ["learned", "packed", "first"] and not result.faults
+    (here[0].path / "weights.npz").write_bytes(b"changed on the node")
+    with pytest.raises(RuntimeError, match="does not match the one shipped"):
+        ray_executor._materialize(shipped)
