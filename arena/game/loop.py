@@ -65,7 +65,7 @@ class _Question:
     target: int               # index in the turn's picks (the dummy's for a dummy question)
     obs: Observation
     asked: Asked
-    job: Job | None = None
+    job: Job[BotProcess] | None = None
 
 
 def play_game(host: Host, bots: Sequence[Bot], seed: int, variant: Sequence[Variant],
@@ -203,7 +203,7 @@ class Game:
     def _end_games(self) -> None:
         """Call ``end_game(result)`` in every bot that defines it and is still asked."""
         state = self.state
-        jobs: list[tuple[Seat, Job]] = []
+        jobs: list[tuple[Seat, Job[BotProcess]]] = []
         for seat in self.seats:
             proc = seat.proc
             if (proc is None or not proc.alive or "end_game" not in proc.hooks
@@ -222,7 +222,7 @@ class Game:
 
     # ------------------------------------------------------------------ faults
     def _judge(self, seat: Seat, asked: Asked, outcome: Outcome | None, *,
-               timed: Job | None = None, when: tuple[int, int] | None = None
+               timed: Job[BotProcess] | None = None, when: tuple[int, int] | None = None
                ) -> Answered | Faulted:
         """Classify what happened to a request of ``seat``'s; a fault is recorded (and costs
         the seat its process when the policy says so)."""

@@ -49,7 +49,7 @@ class Seat:
     cpu_base: float | None = None
     random_seed: int = 0        #: the seed of random in its current process
 
-    def timed(self, job: Job) -> None:
+    def timed(self, job: Job[BotProcess]) -> None:
         """Count a request's time."""
         self.seconds += job.seconds
         self.requests += 1

@@ -42,6 +42,7 @@ from arena.isolation.bwrap import (
     probe_bwrap,
     python_paths,
 )
+from arena.isolation.cgroups import create as create_cgroup
 from arena.isolation.cgroups.cgroup import BotCgroup, CgroupError
 from arena.isolation.cgroups.host import CgroupSupport, detect
 from arena.isolation.image import (
@@ -327,7 +328,7 @@ class Sandbox:
         cgroup = None
         if detect().version is not None:
             try:
-                cgroup = BotCgroup.create(
+                cgroup = create_cgroup(
                     f"bot-{os.getpid()}-{next(_counter)}", memory_bytes=self.memory_mb << 20,
                     pids=PROCESSES)
             except CgroupError as err:

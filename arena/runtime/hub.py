@@ -54,7 +54,7 @@ class Hub:
         #: Killed processes not yet reaped.
         self._dying: set[BotProcess] = set()
         #: Requests sent (or boots started) and not yet done.
-        self._jobs: set[Job] = set()
+        self._jobs: set[Job[BotProcess]] = set()
         #: Every uid given to a bot process so far (to check that nothing outlives them).
         self.uids: set[int] = set()
         if zygote is not None:
@@ -88,7 +88,7 @@ class Hub:
         else:
             self.unwatch(proc.channel.req_w)
 
-    def started(self, job: Job) -> None:
+    def started(self, job: Job[BotProcess]) -> None:
         self._jobs.add(job)
 
     def dying(self, proc: BotProcess, on: bool) -> None:
@@ -97,7 +97,7 @@ class Hub:
         else:
             self._dying.discard(proc)
 
-    def finish(self, job: Job, outcome: Outcome) -> None:
+    def finish(self, job: Job[BotProcess], outcome: Outcome) -> None:
         """End ``job`` with ``outcome``: the one place a job ends. A process that failed its
         request is killed; one that answered is frozen until it is asked again."""
         if job.done:
@@ -159,7 +159,7 @@ class Hub:
             self.zygote.close()
 
     # ------------------------------------------------------------------ the loop
-    def exchange(self, jobs: Iterable[Job]) -> None:
+    def exchange(self, jobs: Iterable[Job[BotProcess]]) -> None:
         """Ask every job's bot, each when a core slot is free, and serve events until each has
         an outcome. A bot is thawed just before its request is sent (its clock starts then) and
         frozen again as soon as it has answered."""
@@ -180,7 +180,7 @@ class Hub:
         for proc in list(self._dying):
             proc.reap()
 
-    def _send_next(self, queue: list[Job], *, block: bool) -> bool:
+    def _send_next(self, queue: list[Job[BotProcess]], *, block: bool) -> bool:
         """Send the first queued job if a slot can be had; False if none could."""
         job = queue[0]
         if job.proc.death is not None:
@@ -197,13 +197,13 @@ class Hub:
             self.release(job)
         return True
 
-    def release(self, job: Job) -> None:
+    def release(self, job: Job[BotProcess]) -> None:
         """Give back the core slot ``job`` holds, if it holds one."""
         if job.slot:
             job.slot = False
             self.slots.release()
 
-    def wait(self, jobs: list[Job]) -> None:
+    def wait(self, jobs: list[Job[BotProcess]]) -> None:
         """Serve events (for every process) until each of ``jobs`` is done."""
         while any(not j.done for j in jobs):
             self._serve(None)

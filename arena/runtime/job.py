@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum, StrEnum
-from typing import TYPE_CHECKING
+from typing import Generic, TypeVar
 
 from arena.runtime.protocol import Reply
 
-if TYPE_CHECKING:
-    from arena.runtime.process import BotProcess
+#: The process a job is for (:class:`arena.runtime.process.BotProcess`).
+Proc = TypeVar("Proc")
 
 __all__ = ["Closed", "Ended", "Expired", "Garbled", "Job", "JobState", "Outcome", "Refused",
            "Replied", "Stage"]
@@ -89,10 +89,10 @@ Outcome = Replied | Expired | Ended | Garbled | Refused | Closed
 
 
 @dataclass(eq=False)
-class Job:
+class Job(Generic[Proc]):
     """One request to one process: the bytes to send, the time it is allowed, its life."""
 
-    proc: BotProcess
+    proc: Proc
     payload: bytes     # the request frame, its id included
     ident: int
     timeout: float     # seconds allowed from the moment it is sent

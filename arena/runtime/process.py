@@ -96,10 +96,10 @@ class Loop(Protocol):
     def pump_zygote(self) -> None:
         """Take in what the zygote reported: spawned runners' pids and exits."""
 
-    def started(self, job: Job) -> None:
+    def started(self, job: Job[BotProcess]) -> None:
         """A job was sent: watch its deadline."""
 
-    def finish(self, job: Job, outcome: Outcome) -> None:
+    def finish(self, job: Job[BotProcess], outcome: Outcome) -> None:
         """End ``job`` with ``outcome`` (the one place a job ends)."""
 
     def dying(self, proc: BotProcess, on: bool) -> None:
@@ -119,7 +119,7 @@ class BotProcess:
         #: How the process ended, once it has.
         self.death: Outcome | None = None
         #: The request in progress (or the last one).
-        self.job: Job | None = None
+        self.job: Job[BotProcess] | None = None
         self.log = BotLog(None)
         #: The id the next request gets (replies with an id from here on are protocol errors).
         self.next_id = 1
@@ -223,13 +223,13 @@ class BotProcess:
 
     # ------------------------------------------------------------------ requests
     def request(self, make: Callable[[int], bytes], timeout: float,
-                stage: Stage = Stage.CALL) -> Job:
+                stage: Stage = Stage.CALL) -> Job[BotProcess]:
         """A job for the request built by ``make(ident)``; the hub sends it."""
         ident = self.next_id
         self.next_id += 1
         return Job(self, make(ident), ident, timeout, stage=stage)
 
-    def send(self, job: Job, now: float) -> None:
+    def send(self, job: Job[BotProcess], now: float) -> None:
         """Write ``job``'s request (what the pipe will not take now is flushed later)."""
         self.job = job
         job.send(now)

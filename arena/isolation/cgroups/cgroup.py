@@ -28,7 +28,7 @@ from arena.isolation.cgroups.files import (
 )
 from arena.isolation.cgroups.host import CgroupSupport, detect
 
-__all__ = ["BotCgroup", "CgroupError", "cleanup_stale"]
+__all__ = ["CPU_PERIOD_US", "BotCgroup", "CgroupError", "check_name", "cleanup_stale", "track"]
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +60,8 @@ class CgroupError(RuntimeError):
 _live: set[tuple[str, str]] = set()
 
 
-def _check_name(name: str) -> None:
+def check_name(name: str) -> None:
+    """Refuse a name that is not one plain folder name."""
     if (
         not name
         or "/" in name
@@ -88,43 +89,6 @@ class BotCgroup:
         return f"BotCgroup({self.name!r}, v{self.support.version}, {self.paths[0]!r})"
 
     # -- creation ----------------------------------------------------------------------------
-
-    @staticmethod
-    def create(name: str, *, memory_bytes: int, pids: int, support: CgroupSupport | None = None
-               ) -> BotCgroup:
-        """Create the bot's cgroup with its limits; raise CgroupError if impossible.
-
-        ``name`` must be unique per bot process (e.g. ``bot-<arena pid>-<counter>``).
-        """
-        _check_name(name)
-        if memory_bytes <= 0 or pids <= 0:
-            raise CgroupError(f"cgroup {name}: limits must be positive")
-        support = support if support is not None else detect()
-        if support.version is None:
-            raise CgroupError(f"cgroups unavailable: {support.reason}")
-        dirs: dict[str, str] = {}
-        made: list[str] = []
-        try:
-            for controller, root in support.dirs:
-                path = os.path.join(root, name)
-                if path not in made:
-                    try:
-                        os.mkdir(path)
-                    except FileExistsError:
-                        raise CgroupError(f"cgroup {path} already exists") from None
-                    made.append(path)
-                dirs[controller] = path
-            cgroup = _implementation(support)(name, support, dirs)
-            cgroup._limit(memory_bytes, pids)
-        except BaseException as err:
-            for path in reversed(made):
-                with contextlib.suppress(OSError):
-                    os.rmdir(path)
-            if isinstance(err, OSError):
-                raise CgroupError(f"cannot create cgroup {name}: {err}") from err
-            raise
-        _live.add((support.root, name))
-        return cgroup
 
     def _set(self, controller: str, filename: str, value: str, *, optional: bool = False) -> None:
         path = os.path.join(self.dirs[controller], filename)
@@ -184,7 +148,7 @@ class BotCgroup:
     #: The controller whose folder holds the freezer's files.
     FREEZER = ""
 
-    def _limit(self, memory_bytes: int, pids: int) -> None:
+    def limit(self, memory_bytes: int, pids: int) -> None:
         """Write the memory, pids and CPU limits."""
         raise NotImplementedError
 
@@ -304,11 +268,9 @@ class BotCgroup:
         _live.discard((self.support.root, self.name))
 
 
-def _implementation(support: CgroupSupport) -> type[BotCgroup]:
-    from arena.isolation.cgroups.v1 import CgroupV1
-    from arena.isolation.cgroups.v2 import CgroupV2
-
-    return CgroupV1 if support.version == 1 else CgroupV2
+def track(cgroup: BotCgroup) -> None:
+    """Note a cgroup this process made (kept by :func:`cleanup_stale` until removed)."""
+    _live.add((cgroup.support.root, cgroup.name))
 
 
 def cleanup_stale(support: CgroupSupport | None = None, *, min_age: float = STALE_AGE) -> int:

@@ -16,7 +16,7 @@ class CgroupV1(BotCgroup):
 
     FREEZER = "freezer"
 
-    def _limit(self, memory_bytes: int, pids: int) -> None:
+    def limit(self, memory_bytes: int, pids: int) -> None:
         # The OOM killer, not a hang, when the limit is hit (v1 inherits the parent's
         # setting); then RAM, then RAM+swap (it may not be below the RAM limit).
         self._set("memory", "memory.oom_control", "0", optional=True)

@@ -22,7 +22,7 @@ class CgroupV2(BotCgroup):
     def _memory(self) -> bool:
         return any(c.startswith("memory") for c in self.support.controllers)
 
-    def _limit(self, memory_bytes: int, pids: int) -> None:
+    def limit(self, memory_bytes: int, pids: int) -> None:
         if self._memory():
             self._set("", "memory.max", str(memory_bytes))
             self._set("", "memory.swap.max", "0", optional=True)
