@@ -17,7 +17,7 @@ from types import TracebackType
 
 from arena.botfiles import BotFiles, BotFilesError, read_bot
 from arena.game.budget import Budget
-from arena.game.loop import play_game
+from arena.game.loop import run_game
 from arena.game.result import GameResult, TurnReport
 from arena.game.seats import Bot
 from arena.isolation.cgroups.cgroup import cleanup_stale
@@ -120,7 +120,7 @@ class BotPool:
         self._spare = max(self._spare, len(bots))
         self._boot(len(bots))
         try:
-            return play_game(self, bots, seed, variant, on_turn)
+            return run_game(self, bots, seed, variant, on_turn)
         finally:
             if not self._closed:
                 self._boot(self._spare)  # the next game's runners boot while results are stored

@@ -36,7 +36,7 @@ from arena.runtime.protocol import (
 )
 from engine import DUMMY_SEAT, ROUNDS, Observation, Pick, Variant, new_game, to_record
 
-__all__ = ["Host", "play_game"]
+__all__ = ["Host", "run_game"]
 
 
 class Host(Protocol):
@@ -68,7 +68,7 @@ class _Question:
     job: Job[BotProcess] | None = None
 
 
-def play_game(host: Host, bots: Sequence[Bot], seed: int, variant: Sequence[Variant],
+def run_game(host: Host, bots: Sequence[Bot], seed: int, variant: Sequence[Variant],
               on_turn: Callable[[TurnReport], None] | None = None) -> GameResult:
     """Play one game to the end, whatever the bots do; every process it used is killed."""
     game = Game(host, bots, seed, variant, on_turn)

@@ -28,11 +28,13 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["Jail", "Runner", "confine", "describe", "encode_pick", "main", "read_config",
+__all__ = ["FACTS", "Jail", "Runner", "configure", "confine", "describe", "main", "pick_reply",
+           "read_config",
            "to_json"]
 
-MAX_NAME = 64         # longest string sent back as a pick (card names are shorter)
-MAX_TRACEBACK = 3000  # characters of traceback tail sent back
+#: What the arena tells the runner at its start (:func:`configure`): the longest name sent
+#: back as a pick, the traceback tail sent back, the size of the private /tmp.
+FACTS: dict[str, int] = {}
 BOT_DIR = "/arena/bot"
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 0x1, 0x2, 0x4, 0x8
 _MS_REMOUNT, _MS_NOATIME, _MS_BIND = 0x20, 0x400, 0x1000
@@ -56,12 +58,18 @@ def describe(value: object) -> str:
     return shown
 
 
-def encode_pick(value: object) -> dict[str, Any]:
+def configure(facts: dict[str, int]) -> None:
+    """Take the arena's facts (:data:`FACTS`)."""
+    FACTS.update(facts)
+
+
+def pick_reply(value: object) -> dict[str, Any]:
     """``{"pick": value}`` for a string or a short list of strings, else ``{"bad": ...}``."""
-    if isinstance(value, str) and len(value) <= MAX_NAME:
+    longest = FACTS["max_name"]
+    if isinstance(value, str) and len(value) <= longest:
         return {"pick": str(value)}
     if (isinstance(value, (list, tuple)) and 1 <= len(value) <= 3
-            and all(isinstance(v, str) and len(v) <= MAX_NAME for v in value)):
+            and all(isinstance(v, str) and len(v) <= longest for v in value)):
         return {"pick": [str(v) for v in value]}
     return {"bad": describe(value)}
 
@@ -141,7 +149,7 @@ class Runner:
         except Exception:
             message = type(error).__name__
         self.send({"id": ident, "error": message + line, "where": where,
-                   "tb": tb[-MAX_TRACEBACK:]})
+                   "tb": tb[-FACTS["max_traceback"]:]})
 
     def load(self, ident: int, request: dict[str, Any]) -> None:
         """Put the bot's files in place, lock the process down, then run the bot's code as a
@@ -237,7 +245,7 @@ class Runner:
             where = "pick"
             try:
                 if op == "pick":
-                    reply = encode_pick(module.pick(Observation.from_dict(request["obs"])))
+                    reply = pick_reply(module.pick(Observation.from_dict(request["obs"])))
                 elif op == "begin":
                     seed_randomness(request["seed"])
                     where = "resume_game" if request["resume"] else "new_game"
@@ -380,9 +388,10 @@ def main() -> None:
     code runs; without a sandbox it applies its limits at once.
     """
     config = read_config(sys.argv[1])
+    configure(config["facts"])
     jail = None
     if config.get("sandboxed"):
-        mount_tmp(config)
+        mount_tmp()
         jail = Jail(config, read_program(config.get("seccomp")), mount=True)
     else:
         confine(config)
@@ -404,14 +413,12 @@ def main() -> None:
     runner.serve()
 
 
-_TMP_OPTIONS = b"size=67108864,mode=1777"
-
-
-def mount_tmp(config: dict[str, Any]) -> None:
-    """A fresh, private tmpfs at ``/tmp`` (64 MiB), the working directory."""
+def mount_tmp() -> None:
+    """A fresh, private tmpfs at ``/tmp`` (``FACTS["tmp_bytes"]``), the working directory."""
     libc = _libc()
+    options = f"size={FACTS['tmp_bytes']},mode=1777".encode()
     _check(libc.mount(b"tmpfs", b"/tmp", b"tmpfs", _MS_NOSUID | _MS_NODEV | _MS_NOATIME,
-                      _TMP_OPTIONS), "mount /tmp")
+                      options), "mount /tmp")
     os.chdir("/tmp")
 
 

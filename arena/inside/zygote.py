@@ -55,7 +55,7 @@ def _become_runner(libc: ctypes.CDLL, fds: list[int]) -> None:
     (limits, uid, capabilities, seccomp) comes at ``load``, before the bot's code."""
     _check(libc.prctl(_PR_SET_PDEATHSIG, 9, 0, 0, 0), "pdeathsig")
     _check(libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "mount --make-rprivate")
-    sushi_runner.mount_tmp({})
+    sushi_runner.mount_tmp()
     import fcntl
 
     req, rep, out = (fcntl.fcntl(fd, fcntl.F_DUPFD, 100) for fd in fds)  # clear of 0..4
@@ -169,6 +169,7 @@ def main() -> None:
     """Entry point in the zygote's sandbox (CONFIG in argv[1]: a Python literal, from the
     arena): load the runner and the whole engine once for every runner, then serve."""
     config = sushi_runner.read_config(sys.argv[1])
+    sushi_runner.configure(config["facts"])
     paths = [config["lib"], *config.get("packages", ())]
     sys.path[:] = paths + [p for p in sys.path if p not in paths]
     import ctypes  # noqa: F401  (the runner's lock-down uses it)

@@ -17,8 +17,8 @@ from pathlib import Path
 import engine
 from arena.isolation.image import IMAGE_PACKAGES, ImageSpec, Package, image_spec, resolve_packages
 
-__all__ = ["ENGINE_DIR", "IN_BOX", "LIB_IN_BOX", "RUNNER", "Library", "boot_command",
-           "prepare_lib", "script_command", "start_command"]
+__all__ = ["ENGINE_DIR", "IN_BOX", "LIB_IN_BOX", "RUNNER", "RUNNER_FACTS", "Library",
+           "boot_command", "prepare_lib", "script_command", "start_command"]
 
 ENGINE_DIR = Path(engine.__file__).resolve().parent
 INSIDE = Path(__file__).resolve().parents[1] / "inside"
@@ -29,6 +29,9 @@ IN_BOX = {"sushi_runner": RUNNER, "sushi_zygote": INSIDE / "zygote.py",
           "sushi_boot": INSIDE / "boot.py"}
 #: Where the library appears inside the sandbox.
 LIB_IN_BOX = "/arena/lib"
+#: What the runner is told at its start, and the arena holds it to: the longest name it sends
+#: back as a pick, the traceback tail it sends, the size of its private /tmp.
+RUNNER_FACTS = {"max_name": 64, "max_traceback": 3000, "tmp_bytes": 64 << 20}
 #: How the interpreter in a sandbox starts the runner (or the zygote): the library's
 #: byte-compiled module, with its configuration in argv[1] and the library in argv[2].
 _FLAGS = ("-s", "-S", "-B", "-P")

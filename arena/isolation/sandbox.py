@@ -53,6 +53,7 @@ from arena.isolation.image import (
 from arena.isolation.library import (
     ENGINE_DIR,
     LIB_IN_BOX,
+    RUNNER_FACTS,
     Library,
     boot_command,
     script_command,
@@ -74,7 +75,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-TMP_SIZE = 64 << 20
+TMP_SIZE = RUNNER_FACTS["tmp_bytes"]
 #: Where the image's tmpfs is mounted while it is built (then it becomes the root).
 IMAGE_ROOT = "/newroot"
 #: Threads a bot process may run (it may not start processes at all under seccomp).
@@ -268,6 +269,7 @@ class Sandbox:
         :meth:`Launch.cleanup` once the process is reaped.
         """
         config: dict[str, object] = {"req": req, "rep": rep, "limits": self.limits(),
+                                     "facts": RUNNER_FACTS,
                                      "packages": self.library.package_paths()}
         executable, _ = python_paths()
         if self.mode == SandboxMode.NONE:
@@ -299,6 +301,7 @@ class Sandbox:
         executable, _ = python_paths()
         launch = Launch([], clean_env("/tmp"))
         config: dict[str, object] = {"control": control, "lib": LIB_IN_BOX, "seccomp": None,
+                                     "facts": RUNNER_FACTS,
                                      "packages": self.library.package_paths(),
                                      "preload": self.library.preload()}
         if self.seccomp_on:

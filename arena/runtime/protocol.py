@@ -40,6 +40,7 @@ import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from arena.isolation.library import RUNNER_FACTS
 from arena.textsafe import safe_text
 from engine import Observation
 
@@ -69,9 +70,9 @@ MAX_LINE = 64 << 10
 HOOKS = ("new_game", "resume_game", "end_game")
 #: Where a bot's code may have raised.
 WHERE = ("load", "new_game", "resume_game", "pick", "end_game")
-MAX_NAME = 64           # longest card name accepted in a pick
+MAX_NAME = RUNNER_FACTS["max_name"]            # longest card name accepted in a pick
 MAX_MESSAGE = 200       # characters of an error message kept
-MAX_TRACEBACK = 3000    # characters of a traceback kept
+MAX_TRACEBACK = RUNNER_FACTS["max_traceback"]  # characters of a traceback kept
 
 
 class ProtocolError(Exception):

@@ -17,8 +17,8 @@ import os
 import shutil
 import signal
 import subprocess
-import tempfile
 import sys
+import tempfile
 import textwrap
 import time
 from collections.abc import Callable, Iterator
