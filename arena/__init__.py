@@ -50,7 +50,12 @@ if TYPE_CHECKING:
     from arena.game.faults import FAULT_KINDS, MAX_FAULTS, Fault, FaultKind
     from arena.game.result import GameResult, SeatTiming, TurnReport
     from arena.isolation.bwrap import SandboxUnavailable
-    from arena.isolation.image import DEFAULT_PACKAGES, Package, PackageError, resolve_packages
+    from arena.isolation.packages import (
+        DEFAULT_PACKAGES,
+        Package,
+        PackageError,
+        resolve_packages,
+    )
     from arena.isolation.sandbox import FileView, Protections, SandboxMode, protections
     from arena.logs import log_path, printed_lines, setup_logging
     from arena.options import ArenaOptions, tournament_secret
@@ -83,7 +88,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
                                               "FaultKind")},
     **{n: ("arena.game.result", n) for n in ("GameResult", "SeatTiming", "TurnReport")},
     "SandboxUnavailable": ("arena.isolation.bwrap", "SandboxUnavailable"),
-    **{n: ("arena.isolation.image", n) for n in ("DEFAULT_PACKAGES", "Package",
+    **{n: ("arena.isolation.packages", n) for n in ("DEFAULT_PACKAGES", "Package",
                                                   "PackageError", "resolve_packages")},
     **{n: ("arena.isolation.sandbox", n) for n in ("FileView", "Protections", "SandboxMode",
                                                     "protections")},

@@ -7,8 +7,9 @@ packages, the ``engine`` package, this file as ``sushi_runner`` and the zygote's
 :class:`Runner`). It must not import anything from ``arena``, nor anything it does not need. It
 starts before the game needs it ("warm"): it imports ``engine`` and says hello; then it waits
 for the bot (``load``): it puts the bot's files in a fresh tmpfs at ``/arena/bot``, read-only,
-then locks itself down (:class:`Jail`: resource limits, its private uid, no capability left, the
-seccomp filter) and only then runs the bot's code, and serves ``begin``, ``pick`` and ``end``
+then locks itself down (:mod:`arena.inside.jail`: resource limits, its private uid, no
+capability left, the seccomp filter) and only then runs the bot's code, and serves ``begin``,
+``pick`` and ``end``
 until the arena closes the channel or kills the process. No code of the bot has run in this
 process before ``load``, and nothing here knows more than the bot may: the seeds it receives are
 derived from a secret the arena keeps, never the deal's seed.
@@ -25,21 +26,20 @@ import os
 import sys
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:
+if TYPE_CHECKING or __package__:  # on the host (type checks, documentation): the arena's copy
     from typing import Any
 
-__all__ = ["FACTS", "Jail", "Runner", "configure", "confine", "describe", "main", "pick_reply",
-           "read_config",
-           "to_json"]
+    from arena.inside import jail as sushi_jail
+else:  # in the sandbox: the library's copy, next to this file
+    import sushi_jail
+
+__all__ = ["FACTS", "BOT_DIR", "Runner", "configure", "describe", "main", "pick_reply",
+           "read_config", "seed_randomness", "to_json"]
 
 #: What the arena tells the runner at its start (:func:`configure`): the longest name sent
 #: back as a pick, the traceback tail sent back, the size of the private /tmp.
 FACTS: dict[str, int] = {}
 BOT_DIR = "/arena/bot"
-_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 0x1, 0x2, 0x4, 0x8
-_MS_REMOUNT, _MS_NOATIME, _MS_BIND = 0x20, 0x400, 0x1000
-_PR_SET_NO_NEW_PRIVS, _PR_CAPBSET_DROP = 38, 24
-_SYS_SECCOMP = {"x86_64": 317, "aarch64": 277, "riscv64": 277, "ppc64le": 358}
 
 
 def _shorten(text: str, limit: int = 80) -> str:
@@ -100,7 +100,7 @@ def to_json(value: object) -> str:
 class Runner:
     """Serves one bot for one game until the request channel closes."""
 
-    def __init__(self, req: int, rep: int, jail: Jail | None = None) -> None:
+    def __init__(self, req: int, rep: int, jail: sushi_jail.Jail | None = None) -> None:
         self.req = os.fdopen(req, "rb", buffering=1 << 16)
         self.rep = rep
         #: What is left to lock down before the bot's code runs (None: done already).
@@ -159,7 +159,7 @@ class Runner:
         # In a sandbox, a tmpfs of its own; without one, a folder of the scratch directory.
         sandboxed = self.jail is not None and self.jail.mount
         folder = BOT_DIR if sandboxed else os.path.abspath("bot")
-        self.place(folder, files)
+        sushi_jail.place(folder, files, mount=sandboxed)
         if self.jail is not None:
             self.jail.lock(request.get("address_base", 0))
             self.jail = None
@@ -191,33 +191,6 @@ class Runner:
         hooks = [h for h in ("new_game", "resume_game", "end_game")
                  if callable(getattr(module, h, None))]
         self.send({"id": ident, "ready": True, "hooks": hooks})
-
-    def place(self, folder: str, files: list[tuple[str, bytes]]) -> None:
-        """Write the bot's files under ``folder``: in the sandbox, a fresh tmpfs mounted at
-        :data:`BOT_DIR` and made read-only; without one, a folder of the scratch directory."""
-        mounted = self.jail is not None and self.jail.mount
-        if mounted:
-            size = sum(len(data) for _, data in files) + (len(files) + 16) * 4096
-            libc = _libc()
-            options = f"size={size},nr_inodes={2 * len(files) + 64},mode=0755".encode()
-            _check(libc.mount(b"tmpfs", folder.encode(), b"tmpfs",
-                              _MS_NOSUID | _MS_NODEV | _MS_NOEXEC | _MS_NOATIME, options),
-                   "mount the bot's folder")
-        for path, data in files:
-            target = f"{folder}/{path}"
-            os.makedirs(os.path.dirname(target) or ".", mode=0o755, exist_ok=True)
-            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view):]
-            finally:
-                os.close(fd)
-        if mounted:
-            _check(_libc().mount(None, folder.encode(), None,
-                                 _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _MS_NOSUID | _MS_NODEV
-                                 | _MS_NOEXEC | _MS_NOATIME, None),
-                   "make the bot's folder read-only")
 
     @staticmethod
     def flush_output() -> None:
@@ -278,106 +251,10 @@ def seed_randomness(seed: int) -> None:
         numpy_random.seed(seed % (1 << 32))
 
 
-def _libc() -> Any:
-    import ctypes
-
-    return ctypes.CDLL(None, use_errno=True)
-
-
-def _check(result: int, what: str) -> None:
-    if result != 0:
-        import ctypes
-
-        raise OSError(ctypes.get_errno(), f"{what} failed")
-
-
-class Jail:
-    """The lock-down a runner applies to itself right before the bot's code runs: resource
-    limits, its private uid, no capability left in any namespace, the seccomp filter."""
-
-    def __init__(self, config: dict[str, Any], program: bytes, *, mount: bool) -> None:
-        self.config = config
-        self.program = program
-        #: The runner has the privilege to mount the bot's folder (a sandbox's runner).
-        self.mount = mount
-
-    def lock(self, address_base: int = 0) -> None:
-        """Lock down now; the address-space limit is ``address_base`` bytes (what the runner
-        mapped before the bot: interpreter, packages) more than the bot's memory."""
-        limits = dict(self.config.get("limits", {}))
-        if "RLIMIT_AS" in limits:
-            limits["RLIMIT_AS"] += max(0, int(address_base))
-        confine({**self.config, "limits": limits})
-        if self.mount:
-            libc = _libc()
-            drop_capabilities(libc)
-            if self.program:
-                install_filter(libc, self.program)
-
-
-def drop_capabilities(libc: Any) -> None:
-    """No capability left, now or after exec (the runner has none in any namespace)."""
-    import ctypes
-
-    for cap in range(64):
-        if libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 and ctypes.get_errno() == 22:
-            break  # EINVAL: past the last capability
-    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this thread
-    data = (ctypes.c_uint32 * 6)()
-    _check(libc.capset(header, data), "capset")
-
-
-def install_filter(libc: Any, program: bytes) -> None:
-    """Install the seccomp program (``no_new_privs`` first); it holds for every thread
-    started afterwards and across ``execve``."""
-    import ctypes
-    import platform
-
-    class Prog(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
-    buffer = ctypes.create_string_buffer(program, len(program))
-    prog = Prog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
-    _check(libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
-    number = _SYS_SECCOMP[platform.machine()]
-    _check(libc.syscall(number, 1, 0, ctypes.byref(prog)), "seccomp")
-
-
-def read_program(fd: int | None) -> bytes:
-    """The seccomp program the arena wrote to pipe ``fd`` (empty without one)."""
-    if fd is None:
-        return b""
-    chunks = []
-    while chunk := os.read(fd, 1 << 16):
-        chunks.append(chunk)
-    os.close(fd)
-    return b"".join(chunks)
-
-
 def read_config(text: str) -> dict[str, Any]:
     """The arena's configuration: a dict literal of ints, strings and None (trusted)."""
     value: dict[str, Any] = eval(text, {"__builtins__": {}}, {})  # noqa: S307 - from the arena
     return value
-
-
-def confine(config: dict[str, Any]) -> None:
-    """Apply resource limits, then drop to the unprivileged uid if one is given."""
-    import resource
-
-    for name, value in config.get("limits", {}).items():
-        resource.setrlimit(getattr(resource, name), (value, value))
-    # A woken bot does not preempt the arena while it sends the other seats' requests.
-    try:  # noqa: SIM105 - no contextlib (boot time)
-        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
-    except (AttributeError, OSError):
-        pass
-    uid = config.get("uid")
-    if uid is not None and os.getuid() == 0:
-        os.setgroups([])
-        os.setresgid(uid, uid, uid)
-        os.setresuid(uid, uid, uid)
-        if os.getuid() != uid or os.geteuid() != uid:  # pragma: no cover - paranoia
-            raise SystemExit("could not drop privileges")
 
 
 def main() -> None:
@@ -391,10 +268,10 @@ def main() -> None:
     configure(config["facts"])
     jail = None
     if config.get("sandboxed"):
-        mount_tmp()
-        jail = Jail(config, read_program(config.get("seccomp")), mount=True)
+        sushi_jail.mount_tmp(FACTS["tmp_bytes"])
+        jail = sushi_jail.Jail(config, sushi_jail.read_program(config.get("seccomp")), mount=True)
     else:
-        confine(config)
+        sushi_jail.confine(config)
     paths = [config["lib"], *config.get("packages", ())]
     sys.path[:] = paths + [p for p in sys.path if p not in paths]
     import random  # noqa: F401  (seeded before the bot's code runs)
@@ -411,15 +288,6 @@ def main() -> None:
     sys.argv[1:] = []
     runner.send({"id": 0, "hello": True})
     runner.serve()
-
-
-def mount_tmp() -> None:
-    """A fresh, private tmpfs at ``/tmp`` (``FACTS["tmp_bytes"]``), the working directory."""
-    libc = _libc()
-    options = f"size={FACTS['tmp_bytes']},mode=1777".encode()
-    _check(libc.mount(b"tmpfs", b"/tmp", b"tmpfs", _MS_NOSUID | _MS_NODEV | _MS_NOATIME,
-                      options), "mount /tmp")
-    os.chdir("/tmp")
 
 
 if __name__ == "__main__":

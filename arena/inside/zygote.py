@@ -26,8 +26,10 @@ if TYPE_CHECKING or __package__:  # on the host (type checks, documentation): th
     import ctypes
     from typing import Any
 
+    from arena.inside import jail as sushi_jail
     from arena.inside import runner as sushi_runner
 else:  # in the sandbox: the library's copy, next to this file
+    import sushi_jail
     import sushi_runner
 
 __all__ = ["main", "zygote_main"]
@@ -55,7 +57,7 @@ def _become_runner(libc: ctypes.CDLL, fds: list[int]) -> None:
     (limits, uid, capabilities, seccomp) comes at ``load``, before the bot's code."""
     _check(libc.prctl(_PR_SET_PDEATHSIG, 9, 0, 0, 0), "pdeathsig")
     _check(libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "mount --make-rprivate")
-    sushi_runner.mount_tmp()
+    sushi_jail.mount_tmp(sushi_runner.FACTS["tmp_bytes"])
     import fcntl
 
     req, rep, out = (fcntl.fcntl(fd, fcntl.F_DUPFD, 100) for fd in fds)  # clear of 0..4
@@ -77,7 +79,7 @@ def _spawn(libc: ctypes.CDLL, spec: dict[str, Any], fds: list[int], program: byt
             try:
                 os.setsid()
                 _become_runner(libc, fds)
-                jail = sushi_runner.Jail({"limits": spec["limits"], "uid": spec["uid"]},
+                jail = sushi_jail.Jail({"limits": spec["limits"], "uid": spec["uid"]},
                                          program, mount=True)
                 runner = sushi_runner.Runner(3, 4, jail)
                 runner.send({"id": 0, "hello": True})
@@ -110,7 +112,7 @@ def zygote_main(config: dict[str, Any]) -> None:
     import socket
 
     libc = _libc()
-    program = sushi_runner.read_program(config.get("seccomp"))
+    program = sushi_jail.read_program(config.get("seccomp"))
     control = socket.socket(fileno=config["control"])
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)

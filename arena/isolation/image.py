@@ -20,33 +20,28 @@ once per process (:func:`image_spec`) and written next to the library as ``manif
 from __future__ import annotations
 
 import functools
-import importlib.metadata as metadata
 import logging
 import marshal
 import os
 import re
-import shutil
-import subprocess
 import sys
 import sysconfig
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
-__all__ = [
-    "DEFAULT_PACKAGES",
-    "IMAGE_PACKAGES",
-    "ImageSpec",
-    "Package",
-    "PackageError",
-    "image_spec",
-    "resolve_packages",
-]
+from arena.isolation.elf import is_elf, shared_libraries
+from arena.isolation.packages import (
+    DEFAULT_PACKAGES,
+    Package,
+    PackageError,
+    resolve_packages,
+)
+
+__all__ = ["DEFAULT_PACKAGES", "IMAGE_PACKAGES", "ImageSpec", "Package", "PackageError",
+           "image_spec", "resolve_packages"]
 
 log = logging.getLogger(__name__)
 
-#: Packages every bot may import (INTERFACES.md, "Packages").
-DEFAULT_PACKAGES: tuple[str, ...] = ("numpy",)
 #: Where allowed packages appear inside the sandbox (on the runner's ``sys.path``).
 IMAGE_PACKAGES = "/arena/packages"
 #: Parts of the standard library a bot does not need: tests, GUI, installers, build files.
@@ -63,21 +58,6 @@ _PACKAGE_SKIP_SUFFIXES = (".pyi", ".pxd", ".pyx", ".h", ".c", ".a")
 _SO = re.compile(r"\.so(\.\d+)*$")
 #: The top-level links of a merged-/usr system (``/lib -> usr/lib``) the loader's paths go through.
 _TOP_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
-
-
-class PackageError(ValueError):
-    """A package to allow is not installed here; the message is one line."""
-
-
-@dataclass(frozen=True)
-class Package:
-    """An installed distribution bots may import: its name, version and top-level folders."""
-
-    name: str
-    version: str
-    site: str                        #: the folder it is installed in
-    tops: tuple[str, ...]            #: top-level files and folders it owns (dist-info included)
-    modules: tuple[str, ...]         #: importable top-level module names
 
 
 @dataclass
@@ -181,198 +161,6 @@ class ImageSpec:
         return roots
 
 
-@functools.lru_cache(maxsize=16)
-def resolve_packages(names: tuple[str, ...]) -> tuple[Package, ...]:
-    """The installed distributions ``names`` and everything they require, sorted by name.
-
-    A package of :data:`DEFAULT_PACKAGES` that is not installed is left out (with a warning);
-    any other raises :class:`PackageError` naming it.
-    """
-    found: dict[str, Package] = {}
-    queue = [(n, n) for n in names]
-    while queue:
-        name, asked = queue.pop(0)
-        key = _canonical(name)
-        if key in found:
-            continue
-        try:
-            dist = metadata.distribution(name)
-        except metadata.PackageNotFoundError:
-            if name == asked and name in DEFAULT_PACKAGES:
-                log.warning("%s is not installed here: bots cannot import it", name)
-                continue
-            if name == asked:
-                raise PackageError(f"package {name!r} is not installed in this Python "
-                                   f"({sys.executable}); install it first (pip install "
-                                   f"{name})") from None
-            raise PackageError(f"package {asked!r} needs {name!r}, which is not installed "
-                               f"here") from None
-        found[key] = _package(dist)
-        for requirement in dist.requires or ():
-            needed = _required(requirement)
-            if needed:
-                queue.append((needed, asked))
-    return tuple(sorted(found.values(), key=lambda p: _canonical(p.name)))
-
-
-def _canonical(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def _required(requirement: str) -> str | None:
-    """The name a requirement line needs, when it applies without extras (else None)."""
-    spec, _, marker = requirement.partition(";")
-    if "extra" in marker:
-        return None
-    if marker.strip():
-        try:
-            from packaging.markers import Marker  # type: ignore[import-not-found,unused-ignore]
-
-            if not Marker(marker).evaluate():
-                return None
-        except Exception:  # noqa: BLE001 - no packaging here: include it, to be safe
-            pass
-    match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", spec)
-    return match.group(1) if match else None
-
-
-def _package(dist: metadata.Distribution) -> Package:
-    site = str(Path(str(dist.locate_file(""))).resolve())
-    tops: set[str] = set()
-    for file in dist.files or ():
-        parts = Path(str(file)).parts
-        if parts and parts[0] != ".." and not Path(parts[0]).is_absolute():
-            tops.add(parts[0])
-    modules = []
-    top_level = dist.read_text("top_level.txt")
-    if top_level:
-        modules = [m.strip() for m in top_level.split() if m.strip()]
-    else:
-        for top in tops:
-            path = Path(site, top)
-            if top.endswith((".dist-info", ".egg-info", ".libs", ".data")):
-                continue
-            if (path / "__init__.py").is_file():
-                modules.append(top)
-            elif top.endswith(".py"):
-                modules.append(top[:-3])
-    return Package(dist.metadata["Name"], dist.version, site, tuple(sorted(tops)),
-                   tuple(sorted(set(modules))))
-
-
-def _dynamic(path: str) -> tuple[list[str], list[str], str | None]:
-    """An ELF file's needed libraries (``DT_NEEDED``), its search path (``DT_RUNPATH`` or
-    ``DT_RPATH``, ``$ORIGIN`` expanded) and its program interpreter (``PT_INTERP``)."""
-    import struct
-
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[:4] != b"\x7fELF" or data[4] != 2:  # 64-bit only
-        return [], [], None
-    end = "<" if data[5] == 1 else ">"
-    phoff, = struct.unpack_from(end + "Q", data, 0x20)
-    phentsize, phnum = struct.unpack_from(end + "HH", data, 0x36)
-    loads, dynamic, interp = [], None, None
-    for i in range(phnum):
-        kind, _flags, offset, vaddr, _paddr, filesz = struct.unpack_from(
-            end + "IIQQQQ", data, phoff + i * phentsize)
-        if kind == 1:
-            loads.append((vaddr, offset, filesz))
-        elif kind == 2:
-            dynamic = (offset, filesz)
-        elif kind == 3:
-            interp = data[offset:offset + filesz].split(b"\0")[0].decode()
-    if dynamic is None:
-        return [], [], interp
-    entries = []
-    for at in range(dynamic[0], dynamic[0] + dynamic[1], 16):
-        tag, value = struct.unpack_from(end + "qQ", data, at)
-        if tag == 0:
-            break
-        entries.append((tag, value))
-    strtab = next((v for t, v in entries if t == 5), None)
-    if strtab is None:
-        return [], [], interp
-    base = next((off + strtab - va for va, off, size in loads if va <= strtab < va + size), None)
-    if base is None:
-        return [], [], interp
-
-    def text(offset: int) -> str:
-        return data[base + offset:data.index(b"\0", base + offset)].decode()
-
-    needed = [text(v) for t, v in entries if t == 1]
-    search: list[str] = []
-    for tag in (29, 15):  # DT_RUNPATH wins over DT_RPATH
-        found = [text(v) for t, v in entries if t == tag]
-        if found:
-            origin = os.path.dirname(os.path.realpath(path))
-            search = [d.replace("$ORIGIN", origin).replace("${ORIGIN}", origin)
-                      for value in found for d in value.split(":") if d]
-            break
-    return needed, search, interp
-
-
-@functools.lru_cache(maxsize=1)
-def _ld_cache() -> dict[str, str]:
-    """Shared libraries the system's loader knows by name (``ldconfig -p``)."""
-    found: dict[str, str] = {}
-    ldconfig = shutil.which("ldconfig") or shutil.which("ldconfig", path="/sbin:/usr/sbin")
-    if ldconfig is None:
-        return found
-    done = subprocess.run([ldconfig, "-p"], capture_output=True, text=True, check=False,
-                          env={"PATH": "/usr/bin:/bin:/usr/sbin:/sbin", "LC_ALL": "C"})
-    machine = os.uname().machine.replace("_", "-")
-    for line in done.stdout.splitlines()[1:]:
-        name, _, target = line.strip().partition(" => ")
-        soname, _, attributes = name.partition(" (")
-        if target and (machine in attributes or "64" in attributes):
-            found.setdefault(soname, target)
-    return found
-
-
-_DEFAULT_LIB_DIRS = ("/lib64", "/usr/lib64", "/lib", "/usr/lib")
-
-
-def _ldd(paths: Sequence[str]) -> list[str]:
-    """Every shared library the ELF files ``paths`` load (the loader included), by the paths
-    the loader finds them at, read from the files themselves."""
-    found: set[str] = set()
-    queue = list(paths)
-    seen: set[str] = set()
-    while queue:
-        path = queue.pop()
-        if path in seen:
-            continue
-        seen.add(path)
-        try:
-            needed, search, interp = _dynamic(path)
-        except (OSError, ValueError, IndexError):
-            continue
-        if interp:
-            found.add(interp)
-        for name in needed:
-            target = next((os.path.join(d, name) for d in search
-                           if os.path.exists(os.path.join(d, name))), None)
-            target = target or _ld_cache().get(name)
-            target = target or next((os.path.join(d, name) for d in _DEFAULT_LIB_DIRS
-                                     if os.path.exists(os.path.join(d, name))), None)
-            if target is None:
-                log.warning("%s needs %s, which is not found: it may not load in the sandbox",
-                            path, name)
-                continue
-            found.add(target)
-            queue.append(target)
-    return sorted(found)
-
-
-def _elf(path: str) -> bool:
-    try:
-        with open(path, "rb") as f:
-            return f.read(4) == b"\x7fELF"
-    except OSError:
-        return False
-
-
 @functools.lru_cache(maxsize=8)
 def image_spec(packages: tuple[str, ...], lib: str, lib_in_box: str) -> ImageSpec:
     """The image for bots allowed ``packages``, with the arena's library folder ``lib``
@@ -405,9 +193,9 @@ def image_spec(packages: tuple[str, ...], lib: str, lib_in_box: str) -> ImageSpe
                 spec.add_file(source, f"{IMAGE_PACKAGES}/{top}")
     spec.add_tree(lib, lib_in_box)
     elves = [s for s in spec.files.values() if _SO.search(s) or s == executable]
-    elves = [s for s in elves if _elf(s)]
+    elves = [s for s in elves if is_elf(s)]
     sites = tuple(p.site + "/" for p in spec.packages)
-    for library in _ldd(elves):
+    for library in shared_libraries(elves):
         if not library.startswith(sites):  # a package's own libraries are in the image already
             spec.add_file(library)
     if os.path.isfile("/etc/ld.so.cache"):

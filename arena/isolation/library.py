@@ -25,8 +25,8 @@ INSIDE = Path(__file__).resolve().parents[1] / "inside"
 RUNNER = INSIDE / "runner.py"
 #: The arena's files that run in a sandbox (:mod:`arena.inside`), by their module names in
 #: its library.
-IN_BOX = {"sushi_runner": RUNNER, "sushi_zygote": INSIDE / "zygote.py",
-          "sushi_boot": INSIDE / "boot.py"}
+IN_BOX = {"sushi_runner": RUNNER, "sushi_jail": INSIDE / "jail.py",
+          "sushi_zygote": INSIDE / "zygote.py", "sushi_boot": INSIDE / "boot.py"}
 #: Where the library appears inside the sandbox.
 LIB_IN_BOX = "/arena/lib"
 #: What the runner is told at its start, and the arena holds it to: the longest name it sends
@@ -72,8 +72,11 @@ def boot_command(executable: str, lib: Path, root: str, command: list[str]) -> l
 
 
 def script_command(executable: str, config: dict[str, object]) -> list[str]:
-    """The command that runs the runner from the checkout (no sandbox)."""
-    return [executable, *_FLAGS, str(RUNNER), _config(config)]
+    """The command that runs the runner from the checkout (no sandbox): as the arena's module,
+    next to the jail it imports."""
+    start = "import sys; sys.path.insert(0, sys.argv[2]); from arena.inside import runner; " \
+            "runner.main()"
+    return [executable, *_FLAGS, "-c", start, _config(config), str(ENGINE_DIR.parent)]
 
 
 def _config(config: dict[str, object]) -> str:
