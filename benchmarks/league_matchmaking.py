@@ -60,7 +60,7 @@ from benchmarks.league_fields import (  # noqa: E402
     write_field,
 )
 from tournaments import matchmaking  # noqa: E402
-from tournaments.games import GameOutcome, GameRequest, play_one  # noqa: E402
+from tournaments.executors.executor import GameOutcome, GameRequest, play_one  # noqa: E402
 from tournaments.league import league_ranking, play_batch  # noqa: E402
 from tournaments.league_store import LeagueConfig, LeagueStore  # noqa: E402
 from tournaments.rating import Ratings, exposed  # noqa: E402

@@ -25,7 +25,7 @@ from typing import Any
 
 from engine import new_game, to_record
 from publish import DEFAULT_REPLAYS, write_site
-from tournaments.games import GameOutcome
+from tournaments.executors.executor import GameOutcome
 from tournaments.league import league_ranking, league_seed
 from tournaments.league_store import LeagueConfig, LeagueStore, PlannedGame
 

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from engine import new_game
-from tournaments.games import GameOutcome, GameRequest
+from tournaments.executors.executor import GameOutcome, GameRequest
+from tournaments.executors.local import LocalExecutor
 from tournaments.ranking import build_ranking
 from tournaments.rating import Ratings
-from tournaments.runner import LocalExecutor
 from tournaments.settings import RunSettings
 from tournaments.store import Store
 

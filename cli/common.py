@@ -65,7 +65,7 @@ class ExecutorChoice(StrEnum):
 
 def check_executor(executor: ExecutorChoice, address: str | None) -> None:
     """``--executor`` and ``--address``, checked (Ray installed when asked for)."""
-    from tournaments.ray_executor import RayUnavailable, require_ray
+    from tournaments.executors.ray import RayUnavailable, require_ray
 
     if address is not None and executor is not ExecutorChoice.RAY:
         fail("--address needs --executor ray")

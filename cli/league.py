@@ -39,7 +39,8 @@ from cli.common import (
     variants,
 )
 from engine import Variant
-from tournaments.games import RunError
+from tournaments.executors.executor import RunError
+from tournaments.executors.local import LocalExecutor
 from tournaments.league import (
     DEFAULT_CONFIDENCE,
     LeagueError,
@@ -51,7 +52,6 @@ from tournaments.league_store import LeagueConfig, LeagueStore
 from tournaments.packages import packages_text
 from tournaments.progress import make_progress
 from tournaments.report import ranking_table, write_rankings
-from tournaments.runner import LocalExecutor
 from tournaments.settings import DEFAULT_PLAYERS, random_seed
 from tournaments.store import StoreError
 from tournaments.tournament import LOG_NAME

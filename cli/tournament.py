@@ -44,12 +44,12 @@ from cli.common import (
     variants,
 )
 from tournaments.config import TournamentConfig
-from tournaments.games import Executor, RunError
+from tournaments.executors.executor import Executor, RunError
+from tournaments.executors.local import LocalExecutor
+from tournaments.executors.ray import RayExecutor, RayUnavailable
 from tournaments.packages import AllowedPackage, packages_text
 from tournaments.progress import format_duration, make_progress
-from tournaments.ray_executor import RayExecutor, RayUnavailable
 from tournaments.report import ranking_table
-from tournaments.runner import LocalExecutor
 from tournaments.schedule import GAMES_PER_BOT, ScheduleError, ScheduleKind
 from tournaments.settings import RunSettings, SettingsError
 from tournaments.store import DB_NAME, Store, StoreError, stored_config

@@ -38,12 +38,12 @@ from arena import (
     write_tree,
 )
 from serve.accounts import NAME_PATTERN, AccountError, Accounts, Who
-from tournaments.games import Executor, RunError
+from tournaments.executors.executor import Executor, RunError
+from tournaments.executors.local import LocalExecutor
 from tournaments.league import LeagueError, league_ranking, play_batch
 from tournaments.league_store import LeagueStore
 from tournaments.packages import AllowedPackage
 from tournaments.ranking import Ranking
-from tournaments.runner import LocalExecutor
 from tournaments.store import StoreError
 
 __all__ = ["Competition", "Refused", "SUBMISSIONS_PER_WINDOW", "UPLOAD_HEADROOM",
@@ -288,7 +288,7 @@ def play_forever(directory: Path, options: ArenaOptions, workers: int, cores: in
     signal.signal(signal.SIGTERM, _interrupt)
     executor: Executor
     if use_ray:
-        from tournaments.ray_executor import RayExecutor
+        from tournaments.executors.ray import RayExecutor
 
         executor = RayExecutor(options, workers, ray_address)
     else:

@@ -33,10 +33,10 @@ from arena import (
     usable_cores,
 )
 from engine import parse_variants
+from tournaments.executors.local import LocalExecutor
 from tournaments.packages import allowed_packages, package_names
 from tournaments.progress import NoProgress
 from tournaments.ranking import Ranking
-from tournaments.runner import LocalExecutor
 from tournaments.settings import RunSettings
 from tournaments.store import Store, stored_config
 from tournaments.tournament import plan, play_tournament

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena import BotFiles, BotFilesError, BotLimits, BotSpec, read_bot
-from tournaments.games import Executor, GameOutcome, GameRequest, Rounds, rounds
+from tournaments.executors.executor import Executor, GameOutcome, GameRequest, Rounds, rounds
 from tournaments.league_store import Batch, Entry, LeagueConfig, LeagueStore, PlannedGame
 from tournaments.matchmaking import Candidate, MatchError, check_field, choose_tables, confident
 from tournaments.progress import NoProgress, ProgressView

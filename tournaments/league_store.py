@@ -28,7 +28,7 @@ from typing import Any, TextIO
 
 from arena import BotFiles
 from tournaments.botcopies import copy_path, keep_copy
-from tournaments.games import GameOutcome
+from tournaments.executors.executor import GameOutcome
 from tournaments.league_config import LeagueConfig
 from tournaments.packages import AllowedPackage, packages_from_json
 from tournaments.store import (

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from tournaments.config import TournamentConfig, cycles_change, identity_mismatch
-from tournaments.games import GameOutcome
+from tournaments.executors.executor import GameOutcome
 from tournaments.packages import AllowedPackage, packages_from_json, packages_text
 from tournaments.schedule import ScheduledGame
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from arena import BotSpec
 from tournaments.config import TournamentConfig
-from tournaments.games import Executor, GameOutcome, GameRequest
+from tournaments.executors.executor import Executor, GameOutcome, GameRequest
 from tournaments.progress import NoProgress, ProgressView, format_duration
 from tournaments.ranking import Ranking, build_ranking
 from tournaments.report import write_rankings

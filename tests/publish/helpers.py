@@ -9,7 +9,7 @@ from typing import Any
 
 from engine import new_game, to_record
 from tournaments.config import BotEntry, TournamentConfig
-from tournaments.games import GameOutcome
+from tournaments.executors.executor import GameOutcome
 from tournaments.schedule import ScheduledGame
 from tournaments.store import Store
 

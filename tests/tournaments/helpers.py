@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.tournaments.fake_pool import FakePool
 from tournaments.config import BotEntry, TournamentConfig
-from tournaments.games import GameRequest, play_one
+from tournaments.executors.executor import GameRequest, play_one
 from tournaments.store import Store
 
 __all__ = ["FakeSpec", "fake_config", "fill_store"]

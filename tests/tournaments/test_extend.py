@@ -18,7 +18,7 @@ from tests.tournaments.fake_pool import fake_pool
 from tests.tournaments.helpers import FakeSpec, fake_config
 from tournaments.api import run_tournament
 from tournaments.config import TournamentConfig
-from tournaments.runner import LocalExecutor
+from tournaments.executors.local import LocalExecutor
 from tournaments.schedule import ScheduleKind, build_schedule
 from tournaments.store import DB_NAME, Store, StoreError
 from tournaments.tournament import plan, play_tournament

@@ -11,12 +11,12 @@ import pytest
 
 from arena import ArenaOptions, BotSpec
 from tests.tournaments.fake_pool import FakePool, FakeResult, fake_pool
-from tournaments.games import GameOutcome, GameRequest, OnFinished
+from tournaments.executors.executor import GameOutcome, GameRequest, OnFinished
+from tournaments.executors.local import LocalExecutor
 from tournaments.league import LeagueError, add_files, league_ranking, play_batch
 from tournaments.league_store import LeagueConfig, LeagueStore
 from tournaments.matchmaking import PLACEMENT_DEALS, wrong_order_chance
 from tournaments.ranking import ranking_json
-from tournaments.runner import LocalExecutor
 
 OPTIONS = ArenaOptions()
 

@@ -62,8 +62,9 @@ OnFinished = Callable[[GameOutcome], None]
 
 
 class Executor(Protocol):
-    """Plays games somewhere: worker processes here (:class:`tournaments.runner.LocalExecutor`)
-    or Ray tasks (:class:`tournaments.ray_executor.RayExecutor`)."""
+    """Plays games somewhere: worker processes here
+    (:class:`tournaments.executors.local.LocalExecutor`) or Ray tasks
+    (:class:`tournaments.executors.ray.RayExecutor`)."""
 
     def run(self, bots: Sequence[BotSpec], requests: Sequence[GameRequest],
             variant: Sequence[Variant], on_finished: OnFinished) -> None:
@@ -85,7 +86,7 @@ class Rounds(Protocol):
 @runtime_checkable
 class SessionExecutor(Protocol):
     """An executor that can keep its workers between calls
-    (:meth:`tournaments.runner.LocalExecutor.session`)."""
+    (:meth:`tournaments.executors.local.LocalExecutor.session`)."""
 
     def session(self, bots: Sequence[BotSpec], variant: Sequence[Variant]) -> Rounds: ...
 

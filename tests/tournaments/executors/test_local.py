@@ -7,9 +7,9 @@ import pytest
 from arena import ArenaOptions
 from tests.tournaments.fake_pool import fake_pool
 from tests.tournaments.helpers import FakeSpec, fake_config
-from tournaments.games import GameRequest, RunError
+from tournaments.executors.executor import GameRequest, RunError
+from tournaments.executors.local import LocalExecutor
 from tournaments.ranking import ranking_json
-from tournaments.runner import LocalExecutor
 from tournaments.store import Store
 from tournaments.tournament import plan, play_tournament
 

@@ -35,7 +35,13 @@ from arena import (
     write_tree,
 )
 from engine import Variant
-from tournaments.games import GameOutcome, GameRequest, OnFinished, RunError, play_one
+from tournaments.executors.executor import (
+    GameOutcome,
+    GameRequest,
+    OnFinished,
+    RunError,
+    play_one,
+)
 
 __all__ = ["RayUnavailable", "RayExecutor", "ShippedBot", "ship", "require_ray", "RAY_HINT"]
 
@@ -203,7 +209,7 @@ class RayExecutor:
 
     def run(self, bots: Sequence[BotSpec], requests: Sequence[GameRequest],
             variant: Sequence[Variant], on_finished: OnFinished) -> None:
-        """See :class:`tournaments.games.Executor`."""
+        """See :class:`tournaments.executors.executor.Executor`."""
         if not requests:
             return
         ray = require_ray(self.address)
