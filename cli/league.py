@@ -45,15 +45,15 @@ from tournaments.league import (
     DEFAULT_CONFIDENCE,
     LeagueError,
     add_files,
-    league_ranking,
     play_batch,
 )
-from tournaments.league_store import LeagueConfig, LeagueStore
+from tournaments.league_config import LeagueConfig
 from tournaments.packages import packages_text
 from tournaments.progress import make_progress
 from tournaments.report import ranking_table, write_rankings
 from tournaments.settings import DEFAULT_PLAYERS, random_seed
-from tournaments.store import StoreError
+from tournaments.store.database import StoreError
+from tournaments.store.league import LeagueStore
 from tournaments.tournament import LOG_NAME
 
 __all__ = ["league_app"]
@@ -162,9 +162,9 @@ def retire_command(
     """Take a bot off the leaderboard (its games stay in the history)."""
     with _open(directory) as store:
         try:
-            entry = store.retire(name)
+            entry = store.entries.retire(name)
         except KeyError:
-            names = sorted({e.name for e in store.entries()})
+            names = sorted({e.name for e in store.entries.all()})
             fail(f"no bot called {safe_text(name)} in this league (bots: "
                  f"{safe_text(', '.join(names)) or 'none'})")
         except ValueError as err:
@@ -223,7 +223,7 @@ def run_command(
     executor = LocalExecutor(options, workers, min(cores or cores_here(), cores_here()),
                              directory / LOG_NAME)
     setup_logging(directory / LOG_NAME, verbose)
-    pending = store.open_batch()
+    pending = store.batches.unfinished()
     if pending is not None:
         typer.echo(f"finishing batch {pending.id}, which an earlier run started "
                    f"({pending.games} games); --games {games} is not used: run again for "
@@ -234,8 +234,8 @@ def run_command(
     try:
         report = play_batch(store, executor, games=games, confidence=wanted,
                             progress=make_progress(quiet=quiet))
-        used = store.batch_confidence(report.batch)
-        ranking = league_ranking(store)
+        used = store.batches.confidence(report.batch)
+        ranking = store.ranking()
         write_rankings(directory, ranking)
     except LeagueError as err:
         fail(safe_text(str(err)))

@@ -31,10 +31,11 @@ from cli.common import (
     interrupt,
     packages_value,
 )
-from tournaments.league_store import LeagueConfig, LeagueStore, is_league
+from tournaments.league_config import LeagueConfig
 from tournaments.packages import packages_text
 from tournaments.settings import random_seed
-from tournaments.store import StoreError
+from tournaments.store.database import StoreError
+from tournaments.store.league import LeagueStore, is_league
 
 __all__ = ["serve_command"]
 

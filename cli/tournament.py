@@ -52,7 +52,8 @@ from tournaments.progress import format_duration, make_progress
 from tournaments.report import ranking_table
 from tournaments.schedule import GAMES_PER_BOT, ScheduleError, ScheduleKind
 from tournaments.settings import RunSettings, SettingsError
-from tournaments.store import DB_NAME, Store, StoreError, stored_config
+from tournaments.store.database import StoreError
+from tournaments.store.tournament import DB_NAME, TournamentStore, stored_config
 from tournaments.tournament import LOG_NAME, Plan, plan, play_tournament
 
 __all__ = ["RESULTS_DIR", "tournament_command"]
@@ -204,10 +205,10 @@ def tournament_command(
 def _run(settings: RunSettings, config: TournamentConfig, executor: Executor, *, out: Path,
          workers: int, log_dir: Path | None, note: str | None, records: bool, dry_run: bool,
          yes: bool, quiet: bool, verbose: bool, packages: Sequence[AllowedPackage]) -> None:
-    store: Store | None = None
+    store: TournamentStore | None = None
     try:
         if not dry_run or (out / DB_NAME).exists():
-            store = Store.open(out, config, extend=not dry_run, packages=packages)
+            store = TournamentStore.open(out, config, extend=not dry_run, packages=packages)
         the_plan = plan(config, store, workers)
         if store is not None and store.extended is not None:
             old, new = store.extended

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 
 from engine import DUMMY_NAME, DUMMY_SEAT
 from publish.data import TournamentData, game_number
@@ -278,7 +278,8 @@ def index_page(site: Site) -> str:
                 kind=site.kind, live=site.live)
 
 
-def _seat_list(site: Site, names: list[str], places: list[int], scores: list[int]) -> str:
+def _seat_list(site: Site, names: Sequence[str], places: Sequence[int],
+               scores: Sequence[int]) -> str:
     """Seats best first as "place. bot score" (the dummy, past the bot seats, unlinked)."""
     order = sorted(range(len(places)), key=lambda s: (places[s], s))
     parts = []

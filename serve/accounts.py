@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Concatenate, ParamSpec, TypeVar
 
-from tournaments.league_store import DB_NAME
+from tournaments.store.league import DB_NAME
 
 __all__ = ["Accounts", "AccountError", "NAME_PATTERN", "Who"]
 

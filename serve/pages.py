@@ -25,8 +25,8 @@ from publish.pages import Site, games_page, index_page, replay_page
 from publish.replay import replay_data
 from publish.site import ASSETS
 from serve.service import Competition, Refused
-from tournaments.league_store import LeagueStore
 from tournaments.packages import packages_text
+from tournaments.store.league import LeagueStore
 
 __all__ = ["REFRESH_SECONDS", "LiveSite", "page_routes"]
 

@@ -40,11 +40,11 @@ from arena import (
 from serve.accounts import NAME_PATTERN, AccountError, Accounts, Who
 from tournaments.executors.executor import Executor, RunError
 from tournaments.executors.local import LocalExecutor
-from tournaments.league import LeagueError, league_ranking, play_batch
-from tournaments.league_store import LeagueStore
+from tournaments.league import LeagueError, play_batch
 from tournaments.packages import AllowedPackage
 from tournaments.ranking import Ranking
-from tournaments.store import StoreError
+from tournaments.store.database import StoreError
+from tournaments.store.league import LeagueStore
 
 __all__ = ["Competition", "Refused", "SUBMISSIONS_PER_WINDOW", "UPLOAD_HEADROOM",
            "WINDOW_SECONDS", "play_forever"]
@@ -152,7 +152,7 @@ class Competition:
         with self._lock:
             self._check_owner(who, bot)       # nobody took the name while it was validated
             with LeagueStore.open(self.directory) as store:
-                entry, _ = store.add_entry(bot, files, who.name)
+                entry, _ = store.entries.add(bot, files, who.name)
             self.accounts.mark_entered(attempt)
         return Submitted(bot, entry.version, validation)
 
@@ -188,7 +188,7 @@ class Competition:
 
     def _check_owner(self, who: Who, bot: str) -> None:
         with LeagueStore.open(self.directory) as store:
-            owners = {e.author for e in store.named(bot)}
+            owners = {e.author for e in store.entries.named(bot)}
         if owners and owners != {who.name}:
             raise Refused(403, f"the bot {bot} belongs to someone else; choose another name")
 
@@ -221,13 +221,13 @@ class Competition:
     def retire(self, who: Who, name: str) -> str:
         """Retire the bot ``name`` (a participant: only their own)."""
         with self._lock, LeagueStore.open(self.directory) as store:
-            same = store.named(name)
+            same = store.entries.named(name)
             if not same:
                 raise Refused(404, f"no bot called {name}")
             if not who.organiser and same[-1].author != who.name:
                 raise Refused(403, f"the bot {name} belongs to someone else")
             try:
-                store.retire(name)
+                store.entries.retire(name)
             except ValueError as err:
                 raise Refused(409, str(err)) from None
         return name
@@ -256,10 +256,8 @@ class Competition:
                 return cached[2]
             with LeagueStore.open(self.directory) as store:
                 key = store.fingerprint()
-                if cached is not None and cached[0] == key:
-                    ranking = cached[2]
-                else:
-                    ranking = league_ranking(store)
+                ranking = (cached[2] if cached is not None and cached[0] == key
+                           else store.ranking())
             self._ranking = (key, time.monotonic(), ranking)
             return ranking
 
@@ -301,7 +299,7 @@ def play_forever(directory: Path, options: ArenaOptions, workers: int, cores: in
     try:
         while True:
             sizes = store.config().players
-            active = sum(1 for e in store.entries() if e.active)
+            active = sum(1 for e in store.entries.all() if e.active)
             games = max(2 * max(sizes), active)
             try:
                 report = play_batch(store, executor, games=games)

@@ -38,7 +38,7 @@ from tournaments.packages import allowed_packages, package_names
 from tournaments.progress import NoProgress
 from tournaments.ranking import Ranking
 from tournaments.settings import RunSettings
-from tournaments.store import Store, stored_config
+from tournaments.store.tournament import TournamentStore, stored_config
 from tournaments.tournament import plan, play_tournament
 
 __all__ = ["play_game", "run_tournament"]
@@ -93,7 +93,7 @@ def run_tournament(bots: Sequence[str | Path] = (), *, players: Sequence[int] | 
     executor = LocalExecutor(settings.arena_options(), workers)
     with tempfile.TemporaryDirectory(prefix="sushi-tournament-") as scratch:
         folder = Path(out) if out is not None else Path(scratch) / "tournament"
-        with Store.open(folder, config, packages=allowed) as store:
+        with TournamentStore.open(folder, config, packages=allowed) as store:
             the_plan = plan(config, store, workers)
             return play_tournament(settings.bots, store, the_plan, executor, out=folder,
                                    progress=NoProgress())

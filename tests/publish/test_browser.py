@@ -16,7 +16,7 @@ except ImportError:  # the browser fixture skips (or fails under CI) with the re
     expect = None
 
 from tests.publish.conftest import Visit
-from tournaments.store import Store
+from tournaments.store.tournament import TournamentStore
 
 
 def _ranking(tournament_dir: Path) -> dict[str, Any]:
@@ -98,8 +98,9 @@ def test_a_fault_links_to_its_turn_in_the_replay(site_dir: Path, visit: Visit) -
 
 def test_replay_steps_to_the_last_turn_and_shows_the_final_scores(
         site_dir: Path, tournament_dir: Path, visit: Visit) -> None:
-    with Store.open(tournament_dir) as store:
-        index, record = next(iter(store.records()))
+    with TournamentStore.open(tournament_dir) as store:
+        index, typed = next(iter(store.records()))
+    record = typed.to_json()
     turns = len(record["rounds"][0]["picks"])
     page = visit.open(site_dir / "games" / "index.html")
     visit.shot("games")
