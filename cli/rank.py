@@ -13,11 +13,17 @@ import typer
 from arena import safe_text
 from cli.common import fail
 from cli.tournament import RESULTS_DIR
-from tournaments.ranking import ranking_json
-from tournaments.report import ranking_csv, ranking_markdown, ranking_table, write_rankings
-from tournaments.store.database import StoreError
-from tournaments.store.results import rank_directory, stored_kind
-from tournaments.store.tournament import DB_NAME
+from tournaments import (
+    StoreError,
+    TournamentStore,
+    rank_directory,
+    ranking_csv,
+    ranking_json,
+    ranking_markdown,
+    ranking_table,
+    stored_kind,
+    write_rankings,
+)
 
 __all__ = ["RankFormat", "rank_command"]
 
@@ -34,7 +40,8 @@ class RankFormat(StrEnum):
 def _latest(directory: Path) -> Path:
     """``directory``, or the newest tournament or league folder in it (``arena rank
     arena-results``)."""
-    if (directory / DB_NAME).exists() or stored_kind(directory) or not directory.is_dir():
+    here = (directory / TournamentStore.DB_NAME).exists() or stored_kind(directory)
+    if here or not directory.is_dir():
         return directory
     found = [(db, p) for p in directory.iterdir() if (db := stored_kind(p)) is not None]
     if not found:
@@ -68,7 +75,7 @@ def rank_command(
         fail(safe_text(str(err)))
     except sqlite3.Error as err:
         found = stored_kind(directory)
-        db = found[1] if found is not None else directory / DB_NAME
+        db = found[1] if found is not None else directory / TournamentStore.DB_NAME
         fail(safe_text(f"{db} is damaged ({err})"))
     text = {RankFormat.TABLE: ranking_table, RankFormat.MD: ranking_markdown,
             RankFormat.CSV: ranking_csv, RankFormat.JSON: ranking_json}[format](ranking)

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from collections import Counter
 
+from arena import FAULT_KINDS
 from publish.data import BotData, GameFault, game_number
 from publish.html import Cell, esc, figure, link, page, stat, table
 from publish.pages import Site, share_color
 from publish.svg import PALETTE, Band, Series, histogram, line_chart
-from tournaments.ranking import BotRow
-from tournaments.stats import FAULT_KINDS
+from tournaments import BotRow
 
 __all__ = ["bot_page", "FAULT_ROWS", "GAME_ROWS", "LEAGUE_GAME_ROWS", "LEAGUE_H2H_ROWS",
            "size_text"]

@@ -15,12 +15,16 @@ from functools import cached_property
 from pathlib import Path
 
 from engine import DUMMY_NAME, GameRecord, RecordFault
-from tournaments.config import FileList
-from tournaments.ranking import BotRow, Ranking
-from tournaments.rating import RatingPoint
-from tournaments.store.database import StoredGame, StoreError
-from tournaments.store.entries import Entry
-from tournaments.store.results import open_store
+from tournaments import (
+    BotRow,
+    Entry,
+    FileList,
+    Ranking,
+    RatingPoint,
+    StoredGame,
+    StoreError,
+    open_store,
+)
 
 __all__ = ["GameFault", "BotData", "TournamentData", "load_data", "choose_replays",
            "selected_records", "game_number"]

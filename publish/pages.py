@@ -9,9 +9,7 @@ from publish.data import TournamentData, game_number
 from publish.html import Cell, esc, figure, json_script, link, page, table
 from publish.replay import ReplayData
 from publish.svg import PALETTE, Series, line_chart
-from tournaments.packages import packages_text
-from tournaments.ranking import Ranking
-from tournaments.report import rank_range
+from tournaments import Ranking, packages_text, rank_range
 
 __all__ = ["GAME_LIST_LIMIT", "LEAGUE_GAME_LIST", "MATRIX_TOP", "OVERVIEW_TOP", "Site",
            "index_page", "games_page", "replay_page", "replay_name", "summary_text",

@@ -38,13 +38,17 @@ from arena import (
     write_tree,
 )
 from serve.accounts import NAME_PATTERN, AccountError, Accounts, Who
-from tournaments.executors.executor import Executor, RunError
-from tournaments.executors.local import LocalExecutor
-from tournaments.league import LeagueError, play_batch
-from tournaments.packages import AllowedPackage
-from tournaments.ranking import Ranking
-from tournaments.store.database import StoreError
-from tournaments.store.league import LeagueStore
+from tournaments import (
+    AllowedPackage,
+    ExecutorKind,
+    LeagueError,
+    LeagueStore,
+    Ranking,
+    RunError,
+    StoreError,
+    make_executor,
+    play_batch,
+)
 
 __all__ = ["Competition", "Refused", "SUBMISSIONS_PER_WINDOW", "UPLOAD_HEADROOM",
            "WINDOW_SECONDS", "play_forever"]
@@ -276,21 +280,15 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def play_forever(directory: Path, options: ArenaOptions, workers: int, cores: int,
-                 log_file: Path | None, ray_address: str | None = None,
-                 use_ray: bool = False) -> None:
+def play_forever(directory: Path, options: ArenaOptions, kind: ExecutorKind, workers: int,
+                 cores: int, log_file: Path | None, address: str | None = None) -> None:
     """The game process: batches of about one round each, for as long as the server lives;
-    on this machine's worker processes, or as Ray tasks (``use_ray``: a private local Ray, or
-    the cluster at ``ray_address``)."""
+    on this machine's worker processes, or as Ray tasks (a private local Ray, or the cluster
+    at ``address``)."""
     _die_with_parent()
     signal.signal(signal.SIGTERM, _interrupt)
-    executor: Executor
-    if use_ray:
-        from tournaments.executors.ray import RayExecutor
-
-        executor = RayExecutor(options, workers, ray_address)
-    else:
-        executor = LocalExecutor(options, workers, cores, log_file)
+    executor = make_executor(kind, options, workers=workers, cores=cores, log_file=log_file,
+                             address=address)
     try:
         store = LeagueStore.open(directory, write=True)
     except StoreError as err:
@@ -318,13 +316,12 @@ def play_forever(directory: Path, options: ArenaOptions, workers: int, cores: in
         store.close()
 
 
-def start_games(directory: Path, options: ArenaOptions, workers: int, cores: int,
-                log_file: Path | None, *, use_ray: bool = False,
-                ray_address: str | None = None) -> SpawnProcess:
+def start_games(directory: Path, options: ArenaOptions, kind: ExecutorKind, *, workers: int,
+                cores: int, log_file: Path | None, address: str | None = None
+                ) -> SpawnProcess:
     """Start the game process (a fresh interpreter: the server runs threads)."""
     ctx = mp.get_context("spawn")
     proc = ctx.Process(target=play_forever, name="league-games",
-                       args=(directory, options, workers, cores, log_file, ray_address,
-                             use_ray))
+                       args=(directory, options, kind, workers, cores, log_file, address))
     proc.start()
     return proc

@@ -20,19 +20,29 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena import BotFiles, BotFilesError, BotLimits, BotSpec, read_bot
+from arena import BotFiles, BotFilesError, BotLimits, BotSpec, check_name, read_bot
+from engine import Variant
+from tournaments.checks import (
+    RequestError,
+    check_bots,
+    check_move_time,
+    check_packages,
+    check_variants,
+)
 from tournaments.executors.executor import Executor, GameOutcome, GameRequest, Rounds, rounds
 from tournaments.league_config import LeagueConfig
 from tournaments.matchmaking import Candidate, MatchError, check_field, choose_tables, confident
+from tournaments.packages import AllowedPackage
 from tournaments.progress import NoProgress, ProgressView
 from tournaments.rating import Ratings
+from tournaments.settings import DEFAULT_PLAYERS, random_seed
 from tournaments.store.batches import Batch, PlannedGame
 from tournaments.store.database import StoredGame
 from tournaments.store.entries import Entry
 from tournaments.store.league import LeagueStore
 
-__all__ = ["DEFAULT_CONFIDENCE", "BatchReport", "LeagueError", "add_files", "league_seed",
-           "play_batch", "read_entry", "round_tables"]
+__all__ = ["DEFAULT_CONFIDENCE", "BatchReport", "LeagueError", "add_files", "add_to_league",
+           "league_seed", "new_league", "play_batch", "read_entry", "round_tables"]
 
 #: ``run --until-confident`` without ``--confidence``.
 DEFAULT_CONFIDENCE = 0.9
@@ -217,3 +227,46 @@ def add_files(store: LeagueStore, specs: Sequence[BotSpec], author: str | None
     limits = store.config().bot_limits
     found = [(spec.name, read_entry(Path(spec.path), limits)) for spec in specs]
     return [store.entries.add(name, files, author) for name, files in found]
+
+
+# ---------------------------------------------------------------------- requests
+def new_league(directory: Path, *, players: Sequence[int] = (), seed: int | None = None,
+               move_time: float = 1.0, variant: Sequence[str] = (),
+               packages: Sequence[str] = (), bot_limits: BotLimits | None = None
+               ) -> tuple[LeagueConfig, tuple[AllowedPackage, ...]]:
+    """Create an empty league in ``directory`` (``arena league new``): its config and what its
+    bots may import. :class:`RequestError` (one line) for a bad value, ``StoreError`` for a
+    folder that holds anything else."""
+    chosen = check_variants(variant)
+    extra, allowed = check_packages(packages)
+    dummy = Variant.TWO_PLAYER_DUMMY in chosen
+    sizes = tuple(sorted(set(players or [2 if dummy else DEFAULT_PLAYERS])))
+    for n in sizes:
+        if not 2 <= n <= 5:
+            raise RequestError(f"--players must be between 2 and 5, not {n}")
+    if dummy and sizes != (2,):
+        raise RequestError("--variant two-player-dummy needs --players 2")
+    config = LeagueConfig(players=sizes, seed=random_seed() if seed is None else seed,
+                          variant=chosen, move_time=check_move_time(move_time), packages=extra,
+                          bot_limits=bot_limits or BotLimits())
+    with LeagueStore.create(directory, config) as store:
+        store.set_packages(allowed)
+    return config, allowed
+
+
+def add_to_league(directory: Path, bots: Sequence[str], *, author: str | None = None
+                  ) -> list[tuple[Entry, str]]:
+    """Enter ``bots`` in the league in ``directory`` (``arena league add``): ``(entry, what)``
+    per bot, ``what`` as :meth:`tournaments.store.entries.Entries.add` says. Every bot is
+    resolved, read and checked within the league's limits first: if one cannot be used, none
+    is entered (:class:`RequestError`; ``StoreError`` for a folder that is no league)."""
+    if author is not None:
+        reason = check_name(author)
+        if reason is not None:
+            raise RequestError(f"--author: {reason}")
+    with LeagueStore.open(directory, write=True) as store:
+        specs = check_bots(bots, store.config().bot_limits)
+        try:
+            return add_files(store, specs, author)
+        except LeagueError as err:
+            raise RequestError(str(err)) from None

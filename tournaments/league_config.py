@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from arena import BotLimits
+from arena import ArenaOptions, BotLimits, SandboxMode, tournament_secret
 from engine import Variant, parse_variants
 
 __all__ = ["LeagueConfig"]
@@ -29,6 +30,13 @@ class LeagueConfig:
     @property
     def variant_names(self) -> tuple[str, ...]:
         return tuple(v.value for v in self.variant)
+
+    def arena_options(self, *, sandbox: SandboxMode, log_dir: Path | None,
+                      memory_mb: int = 1024) -> ArenaOptions:
+        """How the arena runs the league's bots here (the secret derived from the seed)."""
+        return ArenaOptions(move_time=self.move_time, sandbox=sandbox, memory_mb=memory_mb,
+                            log_dir=log_dir, secret=tournament_secret(self.seed),
+                            packages=self.packages, bot_limits=self.bot_limits)
 
     def to_json(self) -> dict[str, object]:
         return {"players": list(self.players), "seed": self.seed,
