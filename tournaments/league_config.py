@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from arena import ArenaOptions, BotLimits, SandboxMode, tournament_secret
 from engine import Variant, parse_variants
+from tournaments.config import json_int, json_list, json_number
 
 __all__ = ["LeagueConfig"]
 
@@ -45,12 +45,14 @@ class LeagueConfig:
                 "max_bot_files": self.bot_limits.max_files}
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> LeagueConfig:
+    def from_json(cls, data: Mapping[str, object]) -> LeagueConfig:
         """The stored config (a league made before packages and limits were kept: the
         defaults)."""
-        limits = BotLimits(int(data.get("max_bot_bytes", BotLimits.max_bytes)),
-                           int(data.get("max_bot_files", BotLimits.max_files)))
-        return cls(players=tuple(int(n) for n in data["players"]), seed=int(data["seed"]),
-                   variant=parse_variants(str(v) for v in data["variant"]),
-                   move_time=float(data["move_time"]),
-                   packages=tuple(str(p) for p in data.get("packages", ())), bot_limits=limits)
+        limits = BotLimits(json_int(data.get("max_bot_bytes", BotLimits.max_bytes)),
+                           json_int(data.get("max_bot_files", BotLimits.max_files)))
+        return cls(players=tuple(json_int(n) for n in json_list(data["players"])),
+                   seed=json_int(data["seed"]),
+                   variant=parse_variants(str(v) for v in json_list(data["variant"])),
+                   move_time=json_number(data["move_time"]),
+                   packages=tuple(str(p) for p in json_list(data.get("packages", []))),
+                   bot_limits=limits)

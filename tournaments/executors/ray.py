@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 from arena import (
     ArenaOptions,
@@ -185,8 +184,9 @@ def _init(ray: ModuleType, address: str | None, workers: int) -> None:
     import tournaments
 
     runtime_env = {"py_modules": [engine, arena, tournaments, builtin]}
-    kwargs: dict[str, Any] = {"runtime_env": runtime_env, "log_to_driver": False,
-                              "include_dashboard": False, "logging_level": logging.WARNING}
+    kwargs: dict[str, object] = {"runtime_env": runtime_env, "log_to_driver": False,
+                                 "include_dashboard": False,
+                                 "logging_level": logging.WARNING}
     if address:
         kwargs["address"] = address
     else:
@@ -215,7 +215,7 @@ class RayExecutor:
         ray = require_ray(self.address)
         shipped = ship(bots, self.options.bot_limits)
         waiting = list(reversed(requests))
-        pending: dict[Any, GameRequest] = {}    # Ray's object refs are untyped
+        pending: dict[object, GameRequest] = {}    # Ray's object refs, untyped
         _init(ray, self.address, max(1, self.workers))
         try:
             remote = ray.remote(max_retries=MAX_RETRIES, retry_exceptions=False)(play_remote)
