@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
+from typer.core import TyperCommand
 
 from arena import ArenaOptions, BotLimits, BotSpec, SandboxMode, safe_text
 from engine import Variant
@@ -25,16 +26,39 @@ from tournaments import (
     check_packages,
 )
 
-__all__ = ["MaxBotFilesOption", "MaxBotMbOption", "MemoryOption", "MoveTimeOption",
+if TYPE_CHECKING:  # Typer's own copy of click (the types of its commands)
+    from typer._click import Context, HelpFormatter
+
+__all__ = ["Command", "MaxBotFilesOption", "MaxBotMbOption", "MemoryOption", "MoveTimeOption",
            "PackageOption", "SandboxOption", "VariantOption", "arena_options", "bot_limits",
            "fail", "interrupt", "load_bots", "packages_value"]
+
+
+class Command(TyperCommand):
+    """Every ``arena`` command: its help names each argument by its metavar alone (Typer adds
+    the argument's type, as in ``BOT <list[str]>``); options show their metavars."""
+
+    def format_options(self, ctx: Context, formatter: HelpFormatter) -> None:
+        arguments, options = [], []
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is None:
+                continue
+            if param.param_type_name == "argument":
+                arguments.append((param.metavar or record[0], record[1]))
+            else:
+                options.append(record)
+        for title, rows in (("Arguments", arguments), ("Options", options)):
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
 
 
 MoveTimeOption = Annotated[float, typer.Option(
     "--move-time", help="Seconds a bot may think per pick.", metavar="SECONDS")]
 SandboxOption = Annotated[SandboxMode, typer.Option(
     help="Bot isolation: auto (bwrap, refuse if unavailable), bwrap, or none (plain "
-    "processes: trusted bots only).")]
+    "processes: trusted bots only).", metavar="|".join(SandboxMode))]
 MemoryOption = Annotated[int, typer.Option(
     help=f"Memory limit of each bot (MiB), {MIN_MEMORY_MB} at least.", metavar="MIB")]
 VariantOption = Annotated[list[str] | None, typer.Option(

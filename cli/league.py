@@ -12,6 +12,7 @@ import typer
 
 from arena import SandboxMode, safe_text, setup_logging, usable_cores
 from cli.common import (
+    Command,
     MaxBotFilesOption,
     MaxBotMbOption,
     MemoryOption,
@@ -62,7 +63,7 @@ def _open(directory: Path, *, write: bool = True) -> LeagueStore:
         fail(safe_text(str(err)))
 
 
-@league_app.command("new")
+@league_app.command("new", cls=Command)
 def new_command(
     directory: DirArgument,
     players: Annotated[list[int] | None, typer.Option(
@@ -98,12 +99,12 @@ def new_command(
                "--games N")
 
 
-@league_app.command("add")
+@league_app.command("add", cls=Command)
 def add_command(
     directory: DirArgument,
     bots: Annotated[list[str], typer.Argument(
         help="Bot files, bot folders (holding bot.py) or their .zip/.tar.gz archives, "
-        "directories of those, or built-in bot names.", metavar="BOT...")],
+        "directories of those, or built-in bot names.", metavar="BOT")],
     author: Annotated[str | None, typer.Option(
         help="The entries' author: two entries of one author never sit at the same table.",
         show_default=False, metavar="NAME")] = None,
@@ -127,7 +128,7 @@ def add_command(
         }[what])
 
 
-@league_app.command("retire")
+@league_app.command("retire", cls=Command)
 def retire_command(
     directory: DirArgument,
     name: Annotated[str, typer.Argument(help="The bot to take off the leaderboard.",
@@ -147,7 +148,7 @@ def retire_command(
                "arena league add it again to bring it back")
 
 
-@league_app.command("run")
+@league_app.command("run", cls=Command)
 def run_command(
     directory: DirArgument,
     games: Annotated[int, typer.Option(

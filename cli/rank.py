@@ -59,7 +59,8 @@ def rank_command(
             metavar="DIR")
     ] = RESULTS_DIR,
     format: Annotated[RankFormat, typer.Option(
-        "--format", "-f", help="table, md, csv or json.")] = RankFormat.TABLE,
+        "--format", "-f", help="table, md, csv or json.", metavar="|".join(RankFormat))
+    ] = RankFormat.TABLE,
     write: Annotated[bool, typer.Option(
         "--write", help="Also rewrite ranking.json, ranking.md and ranking.csv in DIRECTORY.")
     ] = False,

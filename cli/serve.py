@@ -76,16 +76,18 @@ def serve_command(
         help="The league's folder (a new league is made there when it holds none).",
         metavar="DIR")],
     host: Annotated[str, typer.Option(
-        help="Address to listen on; the default is reachable from this machine only.")
-    ] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8000,
+        help="Address to listen on; the default is reachable from this machine only.",
+        metavar="HOST")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.",
+                                      metavar="PORT")] = 8000,
     workers: Annotated[int | None, typer.Option(
         min=1, help="Games played in parallel. Default: the number of cores.",
         show_default=False, metavar="N")] = None,
     sandbox: SandboxOption = SandboxMode.AUTO,
     executor: Annotated[ExecutorKind, typer.Option(
         help="Where games are played: local worker processes, or Ray tasks (a private "
-        "local Ray instance, or the cluster at --address).")] = ExecutorKind.LOCAL,
+        "local Ray instance, or the cluster at --address).", metavar="|".join(ExecutorKind))
+    ] = ExecutorKind.LOCAL,
     address: Annotated[str | None, typer.Option(
         help="With --executor ray: the cluster to join (HOST:PORT or 'auto').",
         show_default=False, metavar="HOST:PORT")] = None,

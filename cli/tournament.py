@@ -94,7 +94,7 @@ def tournament_command(
     variant: VariantOption = None,
     schedule: Annotated[ScheduleKind, typer.Option(
         help="round-robin: every combination of bots; random: balanced random tables "
-        "(with --games).")] = ScheduleKind.ROUND_ROBIN,
+        "(with --games).", metavar="|".join(ScheduleKind))] = ScheduleKind.ROUND_ROBIN,
     games: Annotated[int | None, typer.Option(
         min=1, help="Games per table size and cycle with --schedule random (rounded up so "
         "every bot plays equally).", show_default=False, metavar="N")] = None,
@@ -107,7 +107,8 @@ def tournament_command(
         "--quiet", "-q", help="No progress display.")] = False,
     executor: Annotated[ExecutorKind, typer.Option(
         help="local: worker processes on this machine; ray: Ray tasks (a local Ray "
-        "instance, or the cluster at --address).")] = ExecutorKind.LOCAL,
+        "instance, or the cluster at --address).", metavar="|".join(ExecutorKind))
+    ] = ExecutorKind.LOCAL,
     address: Annotated[str | None, typer.Option(
         help="With --executor ray: the cluster to join (HOST:PORT or 'auto'). Default: "
         "start a local Ray instance for the run.", show_default=False, metavar="HOST:PORT")] = None,
