@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 
-from engine import DUMMY_NAME, DUMMY_SEAT
+from engine import DUMMY_NAME
 from publish.data import TournamentData, game_number
 from publish.html import Cell, esc, figure, json_script, link, page, table
 from publish.replay import ReplayData
@@ -358,7 +358,7 @@ def _game_faults(data: ReplayData) -> str:
 
 def replay_page(site: Site, data: ReplayData) -> str:
     """One game's replay page; ``data`` is :func:`publish.replay.replay_data` output."""
-    dummy_seat = DUMMY_SEAT if data["dummy"] else None
+    dummy_seat = data.get("dummy_seat")
     links = [site.bot_href(n, "../") if n in site.slugs and s != dummy_seat else None
              for s, n in enumerate(data["players"])]
     payload = {**data, "links": links}

@@ -85,6 +85,7 @@ class ReplayData(TypedDict):
     variant: list[str]
     directions: list[int]           #: passing direction of rounds 1 to 3
     dummy: bool
+    dummy_seat: NotRequired[int]    #: the dummy's seat (engine.DUMMY_SEAT), in the dummy variant
     faults: list[FaultJson]
     frames: list[Frame]
     result: Result
@@ -126,7 +127,7 @@ def replay_data(record: GameRecord, *, number: int) -> ReplayData:
     where: dict[tuple[int, int], list[int]] = {}
     for i, f in enumerate(record.faults):
         where.setdefault((f.round, f.turn), []).append(i)
-    return {
+    data: ReplayData = {
         "game": number,
         "seed": record.seed,
         "players": list(record.players),
@@ -143,3 +144,6 @@ def replay_data(record: GameRecord, *, number: int) -> ReplayData:
             "places": list(record.places),
         },
     }
+    if rules.dummy_seat is not None:   # what the viewer knows the dummy by
+        data["dummy_seat"] = rules.dummy_seat
+    return data
