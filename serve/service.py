@@ -30,6 +30,7 @@ from arena import (
     ArenaOptions,
     BotFiles,
     BotFilesError,
+    BotLimits,
     BotSpec,
     SandboxUnavailable,
     Validation,
@@ -51,7 +52,7 @@ from tournaments import (
 )
 
 __all__ = ["Competition", "Refused", "SUBMISSIONS_PER_WINDOW", "UPLOAD_HEADROOM",
-           "WINDOW_SECONDS", "play_forever"]
+           "WINDOW_SECONDS", "play_forever", "read_upload"]
 
 log = logging.getLogger("serve")
 
@@ -100,6 +101,38 @@ def _bot_name(name: str | None, stem: str) -> str:
     return name
 
 
+def read_upload(data: bytes, filename: str | None, name: str | None, limits: BotLimits
+                ) -> tuple[str, BotFiles]:
+    """An uploaded bot's name and files, checked within ``limits`` (nothing is written);
+    :class:`Refused` if not."""
+    max_upload = limits.max_bytes + UPLOAD_HEADROOM
+    base = (filename or "").replace("\\", "/").rsplit("/", 1)[-1]
+    if base.lower().endswith(ARCHIVE_SUFFIXES):
+        if len(data) > max_upload:
+            raise Refused(413, f"an archive may have at most {max_upload} bytes")
+        try:
+            files = read_archive(data, base, limits=limits)
+        except BotFilesError as err:
+            raise Refused(400, str(err)) from None
+        bot = _bot_name(name, files.name)
+    elif base.endswith(".py"):
+        if len(data) > (most := limits.max_bytes):
+            raise Refused(413, f"a bot file may have at most {most} bytes")
+        if not data.strip():
+            raise Refused(400, "the file is empty")
+        bot = _bot_name(name, base[:-3])
+        files = BotFiles(bot, "file", f"{bot}.py", ((f"{bot}.py", data),))
+    else:
+        raise Refused(415, f"not a bot: {base or 'a file without a name'!r}; send {ACCEPTED}")
+    try:
+        text = files.source()
+    except BotFilesError:
+        raise Refused(415, f"{files.entry} must be UTF-8 Python text") from None
+    if "\x00" in text:
+        raise Refused(415, f"{files.entry} must be UTF-8 Python text (it holds a NUL byte)")
+    return bot, files
+
+
 class Competition:
     """One league served: accounts, submissions and the leaderboard (thread-safe)."""
 
@@ -142,7 +175,7 @@ class Competition:
         if who.organiser:
             raise Refused(403, "the organiser's token does not submit bots; create a "
                                "participant (POST /api/participants) and use theirs")
-        bot, files = self._read(data, filename, name)
+        bot, files = read_upload(data, filename, name, self.bot_limits)
         with self._lock:      # the rate limit counts attempts, concurrent ones included
             self._check_owner(who, bot)
             if (self.accounts.submissions_since(who.name, WINDOW_SECONDS)
@@ -159,36 +192,6 @@ class Competition:
                 entry, _ = store.entries.add(bot, files, who.name)
             self.accounts.mark_entered(attempt)
         return Submitted(bot, entry.version, validation)
-
-    def _read(self, data: bytes, filename: str | None, name: str | None
-              ) -> tuple[str, BotFiles]:
-        """The uploaded bot's name and files, checked (nothing is written); :class:`Refused`
-        if not."""
-        base = (filename or "").replace("\\", "/").rsplit("/", 1)[-1]
-        if base.lower().endswith(ARCHIVE_SUFFIXES):
-            if len(data) > self.max_upload:
-                raise Refused(413, f"an archive may have at most {self.max_upload} bytes")
-            try:
-                files = read_archive(data, base, limits=self.bot_limits)
-            except BotFilesError as err:
-                raise Refused(400, str(err)) from None
-            bot = _bot_name(name, files.name)
-        elif base.endswith(".py"):
-            if len(data) > (most := self.bot_limits.max_bytes):
-                raise Refused(413, f"a bot file may have at most {most} bytes")
-            if not data.strip():
-                raise Refused(400, "the file is empty")
-            bot = _bot_name(name, base[:-3])
-            files = BotFiles(bot, "file", f"{bot}.py", ((f"{bot}.py", data),))
-        else:
-            raise Refused(415, f"not a bot: {base or 'a file without a name'!r}; send {ACCEPTED}")
-        try:
-            text = files.source()
-        except BotFilesError:
-            raise Refused(415, f"{files.entry} must be UTF-8 Python text") from None
-        if "\x00" in text:
-            raise Refused(415, f"{files.entry} must be UTF-8 Python text (it holds a NUL byte)")
-        return bot, files
 
     def _check_owner(self, who: Who, bot: str) -> None:
         with LeagueStore.open(self.directory) as store:

@@ -177,18 +177,8 @@ class GameDatabase:
                  ) -> StoredGame:
         """Store one finished game and commit it; the game as stored."""
         game = StoredGame.of(index, seed, seats, outcome)
-        blob = zlib.compress(json.dumps(outcome.record.to_json(),
-                                        separators=(",", ":")).encode(), 6)
         with self._conn as conn:
-            conn.execute(
-                "INSERT INTO games (idx, seed, seats, scores, places, faults, seconds, "
-                "pick_seconds, record, finished_at, timing) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (index, seed, json.dumps(list(seats)), json.dumps(list(game.scores)),
-                 json.dumps(list(game.places)), json.dumps([f.to_json() for f in game.faults]),
-                 game.seconds, json.dumps(list(game.pick_seconds)), blob,
-                 datetime.now(UTC).isoformat(timespec="milliseconds"),
-                 json.dumps([t.to_json() for t in game.timing])))
+            conn.execute(_INSERT, _row(game, outcome.record))
         return game
 
     def games(self) -> list[StoredGame]:
@@ -198,11 +188,7 @@ class GameDatabase:
             "SELECT idx, seed, seats, scores, places, faults, seconds, pick_seconds, "
             f"{timing} FROM games ORDER BY idx")
         try:
-            return [StoredGame(idx, seed, _ints(seats), _ints(scores), _ints(places),
-                               tuple(RecordFault.from_json(f) for f in json.loads(faults)),
-                               float(seconds), tuple(float(s) for s in json.loads(picks)),
-                               tuple(_seat_timing(t) for t in json.loads(times)))
-                    for idx, seed, seats, scores, places, faults, seconds, picks, times in rows]
+            return [_stored_game(*row) for row in rows]
         except (ValueError, TypeError) as err:   # RecordError too
             raise StoreError(f"{self.path} is damaged (bad game row: {err})") from None
 
@@ -252,6 +238,29 @@ class GameDatabase:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+_INSERT = ("INSERT INTO games (idx, seed, seats, scores, places, faults, seconds, pick_seconds, "
+           "record, finished_at, timing) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+
+
+def _row(game: StoredGame, record: GameRecord) -> tuple[object, ...]:
+    """A stored game's row of the games table (the record compressed)."""
+    blob = zlib.compress(json.dumps(record.to_json(), separators=(",", ":")).encode(), 6)
+    return (game.index, game.seed, json.dumps(list(game.seats)), json.dumps(list(game.scores)),
+            json.dumps(list(game.places)), json.dumps([f.to_json() for f in game.faults]),
+            game.seconds, json.dumps(list(game.pick_seconds)), blob,
+            datetime.now(UTC).isoformat(timespec="milliseconds"),
+            json.dumps([t.to_json() for t in game.timing]))
+
+
+def _stored_game(idx: int, seed: int, seats: str, scores: str, places: str, faults: str,
+                 seconds: float, picks: str, times: str) -> StoredGame:
+    """The stored game a row of the games table holds."""
+    return StoredGame(idx, seed, _ints(seats), _ints(scores), _ints(places),
+                      tuple(RecordFault.from_json(f) for f in json.loads(faults)),
+                      float(seconds), tuple(float(s) for s in json.loads(picks)),
+                      tuple(_seat_timing(t) for t in json.loads(times)))
 
 
 def packages_json(packages: Sequence[AllowedPackage]) -> str:

@@ -61,26 +61,15 @@ class TournamentStore(GameDatabase):
         checked, not written. ``packages``: what bots may import in this run, stored with a new
         tournament (or one stored before packages were kept) and checked against a stored one.
         """
-        path = directory / DB_NAME
-        if directory.exists() and not directory.is_dir():
-            raise StoreError(f"{directory} is not a directory")
-        if config is None and not path.is_file():
-            raise StoreError(f"{directory} holds no tournament (no {DB_NAME})")
-        if path.exists() and not path.is_file():
-            raise StoreError(f"{path} is not a file")
-        if config is not None and not path.exists() and directory.is_dir():
-            foreign = sorted(e.name for e in directory.iterdir() if e.name not in OWN_FILES)
-            if foreign:
-                shown = ", ".join(foreign[:3]) + (" ..." if len(foreign) > 3 else "")
-                raise StoreError(f"{directory} holds other files ({shown}): choose a new or "
-                                 "empty folder for the results, or an earlier run's folder")
+        _check_folder(directory, new=config is not None)
         directory.mkdir(parents=True, exist_ok=True)
         store = cls(*cls._connect(directory, write=config is not None))
         try:
             store._prepare(config, extend, packages)
         except sqlite3.DatabaseError as err:
             store.close()
-            raise StoreError(f"{path} is damaged or not a tournament database ({err})") from None
+            raise StoreError(f"{store.path} is damaged or not a tournament database ({err})") \
+                from None
         except StoreError:
             store.close()
             raise
@@ -189,8 +178,7 @@ class TournamentStore(GameDatabase):
         """The bots' names, by bot index."""
         return self.config().names
 
-    def versions(self) -> None:
-        """A tournament's bots have no versions (see :meth:`LeagueStore.versions`)."""
+    def versions(self) -> None:  # a tournament's bots have no versions
         return None
 
     def listings(self) -> list[FileList | None]:
@@ -201,6 +189,24 @@ class TournamentStore(GameDatabase):
     def add(self, game: ScheduledGame, outcome: GameOutcome) -> StoredGame:
         """Store one finished game (``outcome`` of the scheduled ``game``) and commit it."""
         return self.add_game(game.index, game.seed, game.seats, outcome)
+
+
+def _check_folder(directory: Path, *, new: bool) -> None:
+    """:class:`StoreError` unless ``directory`` holds a tournament, or (``new``) may hold a new
+    one: it does not exist, or holds only what a tournament's folder holds."""
+    path = directory / DB_NAME
+    if directory.exists() and not directory.is_dir():
+        raise StoreError(f"{directory} is not a directory")
+    if not new and not path.is_file():
+        raise StoreError(f"{directory} holds no tournament (no {DB_NAME})")
+    if path.exists() and not path.is_file():
+        raise StoreError(f"{path} is not a file")
+    if new and not path.exists() and directory.is_dir():
+        foreign = sorted(e.name for e in directory.iterdir() if e.name not in OWN_FILES)
+        if foreign:
+            shown = ", ".join(foreign[:3]) + (" ..." if len(foreign) > 3 else "")
+            raise StoreError(f"{directory} holds other files ({shown}): choose a new or "
+                             "empty folder for the results, or an earlier run's folder")
 
 
 def stored_config(directory: Path) -> TournamentConfig | None:
