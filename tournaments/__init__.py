@@ -76,6 +76,7 @@ if TYPE_CHECKING:
     from tournaments.ranking import BotRow, Ranking, ranking_json
     from tournaments.rating import RatingPoint
     from tournaments.report import (
+        core_share_warning,
         rank_range,
         ranking_csv,
         ranking_markdown,
@@ -115,8 +116,8 @@ _EXPORTS: dict[str, str] = {
                     "tournaments.progress"),
     **dict.fromkeys(("BotRow", "Ranking", "ranking_json"), "tournaments.ranking"),
     "RatingPoint": "tournaments.rating",
-    **dict.fromkeys(("rank_range", "ranking_csv", "ranking_markdown", "ranking_table",
-                     "write_rankings"), "tournaments.report"),
+    **dict.fromkeys(("core_share_warning", "rank_range", "ranking_csv", "ranking_markdown",
+                     "ranking_table", "write_rankings"), "tournaments.report"),
     **dict.fromkeys(("GAMES_PER_BOT", "ScheduleKind"), "tournaments.schedule"),
     **dict.fromkeys(("DEFAULT_PLAYERS", "random_seed"), "tournaments.settings"),
     **dict.fromkeys(("StoredGame", "StoreError"), "tournaments.store.database"),
@@ -137,6 +138,7 @@ __all__ = [
     "RunError", "SITUATIONS", "ScheduleKind", "StoreError", "StoredGame", "TournamentConfig",
     "TournamentRequest", "TournamentStore", "add_to_league", "check_bots", "check_executor",
     "check_memory", "check_options", "check_packages", "check_runnable", "core_share",
+    "core_share_warning",
     "format_duration", "is_league", "make_executor", "make_progress", "new_league", "open_store",
     "packages_text", "play_batch", "play_game", "prepare_game", "prepare_tournament", "random_seed",
     "rank_directory", "rank_range", "ranking_csv", "ranking_json", "ranking_markdown",

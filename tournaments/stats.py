@@ -15,6 +15,8 @@ from arena import FAULT_KINDS, SeatTiming
 
 __all__ = [
     "FAULT_KINDS",
+    "FAIR_SHARE",
+    "THINKING",
     "TimeStats",
     "time_stats",
     "GameFacts",
@@ -184,15 +186,38 @@ def bootstrap_ranks(games: Sequence[GameFacts], order: Sequence[int], *,
     return spreads
 
 
+#: A bot that takes at least this long per request (mean, in a game) is thinking: the CPU
+#: time it got over that wall time is the share of a core it had while asked.
+THINKING = 0.02
+#: A core share below this, on average or for the unluckiest 5% of games, is worth a warning.
+FAIR_SHARE = 0.8
+
+
 @dataclass(slots=True)
 class TimeStats:
-    """How long a bot took per request (picks and hook calls), wall and CPU, over its games."""
+    """How long a bot took per request (picks and hook calls), wall and CPU, over its games;
+    and, in the games where it thought, the share of a core it got while asked."""
 
     requests: int = 0
     wall: float = 0.0
     wall_max: float = 0.0
     cpu: float = 0.0
     cpu_requests: int = 0       #: requests whose CPU time was measured
+    #: Per game in which it thought (:data:`THINKING`): CPU time over wall time while asked.
+    shares: list[float] = field(default_factory=list)
+
+    @property
+    def share_mean(self) -> float | None:
+        """The mean core share while it thought (None if it never thought long enough)."""
+        return sum(self.shares) / len(self.shares) if self.shares else None
+
+    @property
+    def share_p5(self) -> float | None:
+        """The 5th percentile of its games' core shares."""
+        if not self.shares:
+            return None
+        ordered = sorted(self.shares)
+        return ordered[int(0.05 * (len(ordered) - 1))]
 
     @property
     def wall_mean(self) -> float:
@@ -206,10 +231,12 @@ class TimeStats:
 
     def to_json(self) -> dict[str, float | int | None]:
         """Milliseconds, for tables and pages."""
-        cpu = self.cpu_mean
+        cpu, share, p5 = self.cpu_mean, self.share_mean, self.share_p5
         return {"requests": self.requests, "wall_ms": round(1000 * self.wall_mean, 3),
                 "wall_max_ms": round(1000 * self.wall_max, 3),
-                "cpu_ms": None if cpu is None else round(1000 * cpu, 3)}
+                "cpu_ms": None if cpu is None else round(1000 * cpu, 3),
+                "core_share": None if share is None else round(share, 3),
+                "core_share_p5": None if p5 is None else round(p5, 3)}
 
 
 def time_stats(games: Sequence[tuple[Sequence[int], Sequence[SeatTiming]]], bots: int
@@ -225,4 +252,6 @@ def time_stats(games: Sequence[tuple[Sequence[int], Sequence[SeatTiming]]], bots
             if seat_time.cpu is not None:
                 s.cpu += seat_time.cpu
                 s.cpu_requests += seat_time.requests
+                if seat_time.requests and seat_time.wall >= THINKING * seat_time.requests:
+                    s.shares.append(min(1.0, seat_time.cpu / seat_time.wall))
     return stats
