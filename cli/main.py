@@ -8,6 +8,7 @@ import typer
 
 from cli import (
     bench,
+    compare,
     doctor,
     league,
     newbot,
@@ -37,6 +38,7 @@ app.command("play")(play.play_command)
 app.command("validate")(validate.validate_command)
 app.command("new-bot")(newbot.new_bot_command)
 app.command("tournament")(tournament.tournament_command)
+app.command("compare")(compare.compare_command)
 app.command("rank")(rank.rank_command)
 app.command("publish")(publish.publish_command)
 app.add_typer(league.league_app)
