@@ -12,7 +12,7 @@ from tabulate import tabulate
 
 from engine import Variant
 from tournaments.compare import NEW, OLD, Comparison, Matchup
-from tournaments.sprt import Interval, SprtSettings, Verdict
+from tournaments.sprt import Interval, Side, SprtSettings, Verdict
 
 __all__ = ["design_lines", "progress_line", "summary", "verdict_line"]
 
@@ -56,12 +56,18 @@ def design_lines(matchup: Matchup, settings: SprtSettings, *, max_games: int,
     ]
 
 
+def _side(ratio: float, side: Side) -> str:
+    return f"{ratio:+.2f}" + ("" if side is Side.OPEN else f" ({side.value})")
+
+
 def progress_line(comparison: Comparison) -> str:
-    """One line of progress: games, the score and place differences so far, the test."""
-    up, down = comparison.test.llrs()
+    """One line of progress: games, the score and place differences so far, the test (a
+    side that has decided shows its hypothesis)."""
+    test = comparison.test
+    up, down = test.llrs()
     return (f"{comparison.games} games  score {_interval(comparison.score_difference())}  "
             f"place {_signed(comparison.place_difference().mean, 3)}  "
-            f"LLR better {up:+.2f} worse {down:+.2f}")
+            f"LLR better {_side(up, test.better)} worse {_side(down, test.worse)}")
 
 
 def _faults(comparison: Comparison, side: int) -> str:
@@ -119,7 +125,8 @@ def summary(comparison: Comparison, names: tuple[str, str]) -> str:
                  disable_numparse=True),
         "(95% intervals over deals; a lower place is better)",
         "",
-        f"LLR: better {up:+.2f}, worse {down:+.2f}; bounds {bounds.lower:.2f} (H0) and "
+        f"LLR: better {_side(up, comparison.test.better)}, worse "
+        f"{_side(down, comparison.test.worse)}; bounds {bounds.lower:.2f} (H0) and "
         f"{bounds.upper:.2f} (H1)",
         verdict_line(comparison, names),
     ]

@@ -21,6 +21,7 @@ from tournaments.compare import (
     deal_seed,
     run_comparison,
 )
+from tournaments.compare_report import progress_line, summary
 from tournaments.sprt import Verdict
 
 FAST = ["--sandbox", "none", "--workers", "1", "--seed", "1"]
@@ -197,3 +198,18 @@ def test_a_bot_that_fails_to_load_is_one_line(tmp_path, monkeypatch):
     (tmp_path / "broken.py").write_text("def pick(obs)\n    return obs.hand[0]\n")
     result = arena("compare", "broken.py", "heuristic", *FAST)
     assert "bot broken failed to load" in one_line_error(result, 1)
+
+
+def test_the_report_of_a_comparison_the_cap_stopped():
+    matchup = _matchup("random", "first", players=3)
+    with PoolRounds(FakePool(), matchup.bots, ()) as rounds:
+        comparison = run_comparison(rounds, matchup, seed=3, max_games=600)
+    assert comparison.capped and comparison.games == 600
+    text = summary(comparison, ("random", "first"))
+    lines = text.splitlines()
+    assert lines[0] == "games: 600 (100 deals of 6), seed 3"
+    assert lines[-2].startswith("LLR: better +") and "(H0)" in lines[-2]
+    assert lines[-1] == ("no difference detected at 600 games: the cap, before the test "
+                         "decided (a difference of 1 point per game needs more games, "
+                         "--max-games)")
+    assert progress_line(comparison).startswith("600 games  score +")
