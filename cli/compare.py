@@ -26,6 +26,7 @@ from arena import (
     BotSpec,
     SandboxMode,
     SandboxUnavailable,
+    check_sandbox,
     safe_text,
     setup_logging,
     tournament_secret,
@@ -178,6 +179,10 @@ def compare_command(
     options = arena_options(move_time=move_time, sandbox=sandbox, memory_mb=memory_mb,
                             packages=allow_package)
     chosen = variants(variant)
+    try:
+        check_sandbox(options)
+    except SandboxUnavailable as err:
+        fail(f"{safe_text(str(err))} (use --sandbox none to run trusted bots unsandboxed)")
     try:
         settings = SprtSettings(margin=margin)
     except ValueError as err:

@@ -18,9 +18,12 @@ bound is decided and stays so. The verdict is ``better`` (or ``worse``) as soon 
 decides H1, ``no difference`` once both have decided H0; so a comparison of equals ends
 ``better`` or ``worse`` about ``alpha`` of the time (benchmarks/compare_calibration.py
 measures it: docs/compare.md). Plugging the sample variance into the known-variance ratio,
-``n·margin·(m − margin/2) / s²``, is simpler and decides sooner, but says ``better`` or
-``worse`` for equals more often than ``alpha`` (7-8% in the calibration): a small sample's
-variance is often underestimated.
+``n·margin·(m − margin/2) / s²``, is simpler and decides a little sooner, but says ``better``
+or ``worse`` for equals more often than ``alpha`` (up to 7.8% in the calibration, against
+4.9-5.3% for this ratio): a small sample's variance is often underestimated. The price of
+this ratio: when the difference is far beyond the margin both hypotheses fit badly and the
+ratio grows slowly, so even an obvious difference takes a number of deals that grows with
+the noise (heuristic against greedy: about 60 deals).
 
 Two guards: no decision before ``min_deals`` deals, and ``(margin / 10)²`` is added to ``v``
 (which only moves the ratio towards 0, and keeps identical bots, whose every difference is 0,
