@@ -24,7 +24,7 @@ from typing import Any
 
 from arena import BotSpec, GameResult
 from engine import new_game, to_record
-from tournaments.games import GameRequest, OnFinished, play_one
+from tournaments.executors.executor import GameRequest, OnFinished, play_one
 
 ROOT = Path(__file__).resolve().parents[1]
 

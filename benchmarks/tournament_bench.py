@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from engine import new_game
-from tournaments.games import GameOutcome, GameRequest
+from tournaments.executors.executor import GameOutcome, GameRequest
+from tournaments.executors.local import LocalExecutor
 from tournaments.ranking import build_ranking
 from tournaments.rating import Ratings
-from tournaments.runner import LocalExecutor
 from tournaments.settings import RunSettings
-from tournaments.store import Store
+from tournaments.store.tournament import TournamentStore
 
 TRIVIAL_BOT = ('"""Benchmark bot: keeps its first card."""\n\n\n'
                "def pick(obs):\n    return obs.hand[0]\n")
@@ -70,7 +70,7 @@ def tournament_run(bot_dir: Path, out: Path, *, cycles: int, workers: int,
     config = settings.config()
     schedule = config.build()
     stamps: list[float] = []
-    with Store.open(out, config) as store:
+    with TournamentStore.open(out, config) as store:
         def finished(outcome: GameOutcome) -> None:
             store.add(schedule[outcome.index], outcome)
             stamps.append(time.perf_counter())

@@ -20,7 +20,7 @@ from arena import (
     pipe_round_trip_us,
     playout_games_per_s,
 )
-from tournaments.fairness import SITUATIONS, core_share
+from tournaments import SITUATIONS, core_share
 
 __all__ = ["bench_command"]
 

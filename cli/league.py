@@ -10,17 +10,9 @@ from typing import Annotated
 
 import typer
 
-from arena import (
-    ArenaOptions,
-    SandboxMode,
-    SandboxUnavailable,
-    check_name,
-    check_sandbox,
-    safe_text,
-    setup_logging,
-    tournament_secret,
-)
+from arena import SandboxMode, safe_text, setup_logging, usable_cores
 from cli.common import (
+    Command,
     MaxBotFilesOption,
     MaxBotMbOption,
     MemoryOption,
@@ -29,32 +21,30 @@ from cli.common import (
     SandboxOption,
     VariantOption,
     bot_limits,
-    cores_here,
     fail,
     interrupt,
-    load_bots,
-    memory_value,
-    move_time_value,
     packages_value,
-    variants,
 )
-from engine import Variant
-from tournaments.games import RunError
-from tournaments.league import (
+from tournaments import (
     DEFAULT_CONFIDENCE,
+    DEFAULT_PLAYERS,
+    LOG_NAME,
     LeagueError,
-    add_files,
-    league_ranking,
+    LeagueStore,
+    LocalExecutor,
+    RequestError,
+    RunError,
+    StoreError,
+    add_to_league,
+    check_memory,
+    check_runnable,
+    make_progress,
+    new_league,
+    packages_text,
     play_batch,
+    ranking_table,
+    write_rankings,
 )
-from tournaments.league_store import LeagueConfig, LeagueStore
-from tournaments.packages import packages_text
-from tournaments.progress import make_progress
-from tournaments.report import ranking_table, write_rankings
-from tournaments.runner import LocalExecutor
-from tournaments.settings import DEFAULT_PLAYERS, random_seed
-from tournaments.store import StoreError
-from tournaments.tournament import LOG_NAME
 
 __all__ = ["league_app"]
 
@@ -73,7 +63,7 @@ def _open(directory: Path, *, write: bool = True) -> LeagueStore:
         fail(safe_text(str(err)))
 
 
-@league_app.command("new")
+@league_app.command("new", cls=Command)
 def new_command(
     directory: DirArgument,
     players: Annotated[list[int] | None, typer.Option(
@@ -90,40 +80,31 @@ def new_command(
     max_bot_files: MaxBotFilesOption = None,
 ) -> None:
     """Create an empty league in DIR (a new or empty folder)."""
-    chosen = variants(variant)
-    extra, allowed = packages_value(allow_package)
-    dummy = Variant.TWO_PLAYER_DUMMY in chosen
-    sizes = tuple(sorted(set(players or [2 if dummy else DEFAULT_PLAYERS])))
-    for n in sizes:
-        if not 2 <= n <= 5:
-            fail(f"--players must be between 2 and 5, not {n}")
-    if dummy and sizes != (2,):
-        fail("--variant two-player-dummy needs --players 2")
-    config = LeagueConfig(players=sizes, seed=random_seed() if seed is None else seed,
-                          variant=chosen, move_time=move_time_value(move_time),
-                          packages=extra, bot_limits=bot_limits(max_bot_mb, max_bot_files))
     try:
-        with LeagueStore.create(directory, config) as store:
-            store.set_packages(allowed)
-    except (StoreError, OSError, sqlite3.Error) as err:
+        config, allowed = new_league(
+            directory, players=tuple(players or ()), seed=seed, move_time=move_time,
+            variant=tuple(variant or ()), packages=tuple(allow_package or ()),
+            bot_limits=bot_limits(max_bot_mb, max_bot_files))
+    except (RequestError, StoreError, OSError, sqlite3.Error) as err:
         fail(safe_text(str(err)))
+    sizes = config.players
     shown = safe_text(str(directory))
     limits = config.bot_limits
     typer.echo(f"league: {shown} ({'/'.join(map(str, sizes))}-player tables, seed "
                f"{config.seed}" + (f", variants {', '.join(config.variant_names)}"
-                                   if chosen else "") + ")")
+                                   if config.variant else "") + ")")
     typer.echo(f"bots: at most {limits.max_bytes / (1 << 20):g} MiB and {limits.max_files} "
                f"files each; they may import {packages_text(allowed)}")
     typer.echo(f"next: arena league add {shown} BOT...   then: arena league run {shown} "
                "--games N")
 
 
-@league_app.command("add")
+@league_app.command("add", cls=Command)
 def add_command(
     directory: DirArgument,
     bots: Annotated[list[str], typer.Argument(
         help="Bot files, bot folders (holding bot.py) or their .zip/.tar.gz archives, "
-        "directories of those, or built-in bot names.", metavar="BOT...")],
+        "directories of those, or built-in bot names.", metavar="BOT")],
     author: Annotated[str | None, typer.Option(
         help="The entries' author: two entries of one author never sit at the same table.",
         show_default=False, metavar="NAME")] = None,
@@ -131,16 +112,10 @@ def add_command(
     """Enter bots (the league keeps its own copy of each). A bot under a name already in the
     league, with other files, is a new version: the old one leaves the leaderboard. Every bot
     is checked first: if one cannot be used, none is entered."""
-    if author is not None:
-        reason = check_name(author)
-        if reason is not None:
-            fail(f"--author: {reason}")
-    with _open(directory) as store:
-        specs = load_bots(bots, store.config().bot_limits)
-        try:
-            added = add_files(store, specs, author)
-        except (LeagueError, OSError, sqlite3.Error) as err:
-            fail(safe_text(str(err)))
+    try:
+        added = add_to_league(directory, bots, author=author)
+    except (RequestError, StoreError, OSError, sqlite3.Error) as err:
+        fail(safe_text(str(err)))
     for entry, what in added:
         name = safe_text(entry.name)
         by = f" by {safe_text(entry.author)}" if entry.author else ""
@@ -153,7 +128,7 @@ def add_command(
         }[what])
 
 
-@league_app.command("retire")
+@league_app.command("retire", cls=Command)
 def retire_command(
     directory: DirArgument,
     name: Annotated[str, typer.Argument(help="The bot to take off the leaderboard.",
@@ -162,9 +137,9 @@ def retire_command(
     """Take a bot off the leaderboard (its games stay in the history)."""
     with _open(directory) as store:
         try:
-            entry = store.retire(name)
+            entry = store.entries.retire(name)
         except KeyError:
-            names = sorted({e.name for e in store.entries()})
+            names = sorted({e.name for e in store.entries.all()})
             fail(f"no bot called {safe_text(name)} in this league (bots: "
                  f"{safe_text(', '.join(names)) or 'none'})")
         except ValueError as err:
@@ -173,7 +148,7 @@ def retire_command(
                "arena league add it again to bring it back")
 
 
-@league_app.command("run")
+@league_app.command("run", cls=Command)
 def run_command(
     directory: DirArgument,
     games: Annotated[int, typer.Option(
@@ -206,24 +181,23 @@ def run_command(
     wanted = (confidence or DEFAULT_CONFIDENCE) if until_confident else None
     store = _open(directory)
     config = store.config()
-    options = ArenaOptions(move_time=config.move_time, sandbox=sandbox,
-                           memory_mb=memory_value(memory_mb), log_dir=directory / "logs",
-                           secret=tournament_secret(config.seed), packages=config.packages,
-                           bot_limits=config.bot_limits)
     try:
-        check_sandbox(options)
-        store.set_packages(packages_value(config.packages)[1])
-    except SandboxUnavailable as err:
+        options = config.arena_options(sandbox=sandbox, memory_mb=check_memory(memory_mb),
+                                       log_dir=directory / "logs")
+        check_runnable(options)
+    except RequestError as err:
         store.close()
-        fail(f"{safe_text(str(err))} (use --sandbox none to run bots unsandboxed)")
+        fail(safe_text(str(err)))
+    try:
+        store.set_packages(packages_value(config.packages)[1])
     except typer.Exit:
         store.close()
         raise
-    workers = workers or cores_here()
-    executor = LocalExecutor(options, workers, min(cores or cores_here(), cores_here()),
+    here = usable_cores()
+    executor = LocalExecutor(options, workers or here, min(cores or here, here),
                              directory / LOG_NAME)
     setup_logging(directory / LOG_NAME, verbose)
-    pending = store.open_batch()
+    pending = store.batches.unfinished()
     if pending is not None:
         typer.echo(f"finishing batch {pending.id}, which an earlier run started "
                    f"({pending.games} games); --games {games} is not used: run again for "
@@ -234,8 +208,8 @@ def run_command(
     try:
         report = play_batch(store, executor, games=games, confidence=wanted,
                             progress=make_progress(quiet=quiet))
-        used = store.batch_confidence(report.batch)
-        ranking = league_ranking(store)
+        used = store.batches.confidence(report.batch)
+        ranking = store.ranking()
         write_rankings(directory, ranking)
     except LeagueError as err:
         fail(safe_text(str(err)))

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-import random
 import sys
 import tempfile
 import textwrap
-from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -15,7 +13,6 @@ import typer
 from tabulate import tabulate
 
 from arena import (
-    BotPool,
     SandboxMode,
     SandboxUnavailable,
     TurnReport,
@@ -30,12 +27,10 @@ from cli.common import (
     PackageOption,
     SandboxOption,
     VariantOption,
-    arena_options,
     fail,
-    load_bots,
-    variants,
 )
-from engine import Pick, Variant
+from engine import GameRecord, Pick
+from tournaments import PlayRequest, RequestError, prepare_game
 
 __all__ = ["TurnPrinter", "format_pick", "play_command"]
 
@@ -100,25 +95,23 @@ def play_command(
         help="Keep each bot's output (stdout/stderr) in DIR/NAME.log.", metavar="DIR")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log details.")] = False,
 ) -> None:
-    """Play one game and print it turn by turn, with the final scores and places."""
+    """Play one game and print it turn by turn, with the final scores and places (the same
+    --seed plays the same game again)."""
     setup_logging(None, verbose)
-    options = arena_options(move_time=move_time, sandbox=sandbox, memory_mb=memory_mb,
-                            packages=allow_package)
-    specs = load_bots(bots)
-    if not 2 <= len(specs) <= 5:
-        fail(f"a game takes 2 to 5 bots, not {len(specs)}")
-    chosen = variants(variant)
-    if Variant.TWO_PLAYER_DUMMY in chosen and len(specs) != 2:
-        fail("the two-player-dummy variant takes exactly 2 bots")
-    if seed is None:
-        seed = random.SystemRandom().randrange(2**31)
-    typer.echo(f"Seed {seed}: " + " vs ".join(safe_text(s.name) for s in specs)
-               + (f" (variants: {', '.join(v.value for v in chosen)})" if chosen else ""))
     with tempfile.TemporaryDirectory(prefix="sushi-play-") as scratch:
         logs = log_dir if log_dir is not None else Path(scratch)
         try:
-            with BotPool(replace(options, log_dir=logs)) as pool:
-                result = pool.play(specs, seed, chosen, on_turn=TurnPrinter())
+            game = prepare_game(PlayRequest(
+                tuple(bots), seed=seed, variant=tuple(variant or ()), move_time=move_time,
+                sandbox=sandbox, memory_mb=memory_mb, packages=tuple(allow_package or ()),
+                log_dir=logs))
+        except RequestError as err:
+            fail(safe_text(str(err)))
+        typer.echo(f"Seed {game.seed}: " + " vs ".join(safe_text(s.name) for s in game.bots)
+                   + (f" (variants: {', '.join(v.value for v in game.variant)})"
+                      if game.variant else ""))
+        try:
+            result = game.play(on_turn=TurnPrinter())
         except SandboxUnavailable as err:
             fail(safe_text(str(err)))
         except ValueError as err:
@@ -126,27 +119,27 @@ def play_command(
         except KeyboardInterrupt:
             fail("interrupted", 130)
         printed = {spec.name: printed_lines(log_path(logs, spec.name), PRINTED_LINES)
-                   for spec in specs}
+                   for spec in game.bots}
     for name, lines in printed.items():
         if lines:
             typer.echo(f"\nWhat {safe_text(name)} printed (the last {len(lines)} lines"
                        + ("" if log_dir is not None else "; --log-dir DIR keeps it all") + "):")
             for line in lines:
                 typer.echo(f"  | {line}")
-    rec = result.record
-    counts = [0] * len(rec["players"])
-    for fault in rec["faults"]:
-        counts[fault["seat"]] += 1
-    shown = [safe_text(str(name)) for name in rec["players"]]
-    rows = sorted(zip(rec["places"], shown, rec["scores"], rec["puddings"],
-                      rec["pudding_points"], counts, strict=True))
+    rec = GameRecord.from_json(result.record)
+    counts = [0] * len(rec.players)
+    for fault in rec.faults:
+        counts[fault.seat] += 1
+    shown = [safe_text(name) for name in rec.players]
+    rows = sorted(zip(rec.places, shown, rec.scores, rec.puddings, rec.pudding_points, counts,
+                      strict=True))
     typer.echo("")
     typer.echo(tabulate(rows, headers=["place", "bot", "score", "puddings", "pudding pts",
                                        "faults"]))
     if record is not None:
         try:
             record.parent.mkdir(parents=True, exist_ok=True)
-            record.write_text(json.dumps(rec, indent=1) + "\n")
+            record.write_text(json.dumps(rec.to_json(), indent=1) + "\n")
         except OSError as err:
             fail(f"cannot write the record to {safe_text(str(record))}: {err.strerror}")
         typer.echo(f"\nRecord written to {safe_text(str(record))}")

@@ -10,7 +10,7 @@ import typer
 from arena import safe_text
 from cli.common import fail
 from publish.site import DEFAULT_REPLAYS, PublishError, write_site
-from tournaments.store import StoreError
+from tournaments import StoreError
 
 __all__ = ["publish_command", "parse_replays"]
 

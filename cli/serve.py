@@ -10,31 +10,30 @@ from typing import Annotated
 
 import typer
 
-from arena import (
-    ArenaOptions,
-    SandboxMode,
-    SandboxUnavailable,
-    check_sandbox,
-    safe_text,
-    tournament_secret,
-)
+from arena import SandboxMode, safe_text, usable_cores
 from cli.common import (
-    ExecutorChoice,
     MaxBotFilesOption,
     MaxBotMbOption,
     PackageOption,
     SandboxOption,
     bot_limits,
-    check_executor,
-    cores_here,
     fail,
     interrupt,
     packages_value,
 )
-from tournaments.league_store import LeagueConfig, LeagueStore, is_league
-from tournaments.packages import packages_text
-from tournaments.settings import random_seed
-from tournaments.store import StoreError
+from tournaments import (
+    LOG_NAME,
+    ExecutorKind,
+    LeagueConfig,
+    LeagueStore,
+    RayUnavailable,
+    StoreError,
+    check_executor,
+    check_runnable,
+    is_league,
+    packages_text,
+    random_seed,
+)
 
 __all__ = ["serve_command"]
 
@@ -77,16 +76,18 @@ def serve_command(
         help="The league's folder (a new league is made there when it holds none).",
         metavar="DIR")],
     host: Annotated[str, typer.Option(
-        help="Address to listen on; the default is reachable from this machine only.")
-    ] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8000,
+        help="Address to listen on; the default is reachable from this machine only.",
+        metavar="HOST")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.",
+                                      metavar="PORT")] = 8000,
     workers: Annotated[int | None, typer.Option(
         min=1, help="Games played in parallel. Default: the number of cores.",
         show_default=False, metavar="N")] = None,
     sandbox: SandboxOption = SandboxMode.AUTO,
-    executor: Annotated[ExecutorChoice, typer.Option(
+    executor: Annotated[ExecutorKind, typer.Option(
         help="Where games are played: local worker processes, or Ray tasks (a private "
-        "local Ray instance, or the cluster at --address).")] = ExecutorChoice.LOCAL,
+        "local Ray instance, or the cluster at --address).", metavar="|".join(ExecutorKind))
+    ] = ExecutorKind.LOCAL,
     address: Annotated[str | None, typer.Option(
         help="With --executor ray: the cluster to join (HOST:PORT or 'auto').",
         show_default=False, metavar="HOST:PORT")] = None,
@@ -103,14 +104,12 @@ def serve_command(
     from serve.service import Competition, start_games
 
     config = _prepare(directory, allow_package, max_bot_mb, max_bot_files)
-    check_executor(executor, address)
-    options = ArenaOptions(move_time=config.move_time, sandbox=sandbox,
-                           log_dir=directory / "logs", secret=tournament_secret(config.seed),
-                           packages=config.packages, bot_limits=config.bot_limits)
     try:
-        check_sandbox(options)
-    except SandboxUnavailable as err:
-        fail(f"{safe_text(str(err))} (use --sandbox none to run bots unsandboxed)")
+        check_executor(executor, address)
+        options = config.arena_options(sandbox=sandbox, log_dir=directory / "logs")
+        check_runnable(options)
+    except (ValueError, RayUnavailable) as err:   # RequestError too
+        fail(safe_text(str(err)))
     comp = Competition(directory, options)
     token = comp.accounts.ensure_organiser()
     if token is not None:
@@ -119,9 +118,9 @@ def serve_command(
     from serve.app import make_app
 
     app = make_app(comp, page_routes(comp))
-    games = start_games(directory, options, workers or cores_here(), cores_here(),
-                        directory / "arena.log", use_ray=executor is ExecutorChoice.RAY,
-                        ray_address=address)
+    here = usable_cores()
+    games = start_games(directory, options, executor, workers=workers or here, cores=here,
+                        log_file=directory / LOG_NAME, address=address)
     typer.echo(f"serving {safe_text(str(directory))} at http://{host}:{port}/ "
                f"(participants submit at /submit)", err=False)
     # uvicorn stops on SIGINT/SIGTERM, then raises the signal again under our handlers: a

@@ -18,7 +18,16 @@ if TYPE_CHECKING:
     from engine.fast import FastGame, determinize
     from engine.observation import Observation
     from engine.record import FORMAT as RECORD_FORMAT
-    from engine.record import RecordError, ReplayStep, replay, replay_steps, to_record
+    from engine.record import (
+        GameRecord,
+        RecordError,
+        RecordFault,
+        ReplayStep,
+        RoundRecord,
+        replay,
+        replay_steps,
+        to_record,
+    )
     from engine.rules import (
         DUMMY_NAME,
         DUMMY_SEAT,
@@ -40,7 +49,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     **{n: ("engine.fast", n) for n in ("FastGame", "determinize")},
     "Observation": ("engine.observation", "Observation"),
     "RECORD_FORMAT": ("engine.record", "FORMAT"),
-    **{n: ("engine.record", n) for n in ("RecordError", "ReplayStep", "replay", "replay_steps",
+    **{n: ("engine.record", n) for n in ("GameRecord", "RecordError", "RecordFault",
+                                          "ReplayStep", "RoundRecord", "replay", "replay_steps",
                                           "to_record")},
     **{n: ("engine.scoring", n) for n in ("places", "score_puddings", "score_round")},
     **{n: ("engine.rules", n) for n in ("DUMMY_NAME", "DUMMY_SEAT", "ROUNDS", "GameOverError",
@@ -54,7 +64,8 @@ __all__ = [
     "BY_NAME", "Card", "DECK_COUNTS", "HAND_SIZES", "deck", "parse_card",
     "FastGame", "determinize",
     "Observation",
-    "RECORD_FORMAT", "RecordError", "ReplayStep", "replay", "replay_steps", "to_record",
+    "RECORD_FORMAT", "GameRecord", "RecordError", "RecordFault", "ReplayStep", "RoundRecord",
+    "replay", "replay_steps", "to_record",
     "places", "score_puddings", "score_round",
     "DUMMY_NAME", "DUMMY_SEAT", "ROUNDS", "GameOverError", "IllegalPickError", "Pick", "Rules",
     "normalize_pick",

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from collections import Counter
 
-from publish.data import BotData, Fault, game_number
+from arena import FAULT_KINDS
+from publish.data import BotData, GameFault, game_number
 from publish.html import Cell, esc, figure, link, page, stat, table
 from publish.pages import Site, share_color
 from publish.svg import PALETTE, Band, Series, histogram, line_chart
-from tournaments.ranking import BotRow
-from tournaments.stats import FAULT_KINDS
+from tournaments import BotRow
 
 __all__ = ["bot_page", "FAULT_ROWS", "GAME_ROWS", "LEAGUE_GAME_ROWS", "LEAGUE_H2H_ROWS",
            "size_text"]
@@ -92,13 +92,14 @@ def _h2h_table(site: Site, bot: BotData) -> str:
                  table_id="h2h", first_desc=(1, 2, 3)) + more
 
 
-def _fault_row(site: Site, f: Fault) -> list[Cell | str | int]:
+def _fault_row(site: Site, found: GameFault) -> list[Cell | str | int]:
+    f = found.fault
     anchor = f"#r{f.round}t{f.turn}" if f.round and f.turn else ""
     return [
-        Cell(site.game_link(f.game, "../", anchor), game_number(f.game)),
+        Cell(site.game_link(found.game, "../", anchor), game_number(found.game)),
         Cell(esc(f.seat), f.seat),
-        Cell(esc(f.round if f.round is not None else "—"), f.round),
-        Cell(esc(f.turn if f.turn is not None else "—"), f.turn),
+        Cell(esc(f.round), f.round),
+        Cell(esc(f.turn), f.turn),
         Cell(esc(f.kind), f.kind, "text faulty"),
         Cell(f'<span class="mono">{esc(f.detail)}</span>', f.detail, "text wrap"),
     ]
@@ -107,17 +108,17 @@ def _fault_row(site: Site, f: Fault) -> list[Cell | str | int]:
 def _faults(site: Site, bot: BotData) -> str:
     if not bot.faults:
         return '<p id="no-faults">No faults: every pick was legal and in time.</p>'
-    counts = Counter(f.kind for f in bot.faults)
+    counts = Counter(f.fault.kind for f in bot.faults)
     kinds = [k for k in FAULT_KINDS if counts[k]] + sorted(k for k in counts
                                                            if k not in FAULT_KINDS)
     cards = "".join(stat(k, str(counts[k])) for k in kinds)
-    groups: dict[tuple[str, str], list[Fault]] = {}
+    groups: dict[tuple[str, str], list[GameFault]] = {}
     for f in bot.faults:
-        groups.setdefault((f.kind, f.detail), []).append(f)
+        groups.setdefault((f.fault.kind, f.fault.detail), []).append(f)
     summary = []
     for (kind, detail), faults in sorted(groups.items(), key=lambda kv: -len(kv[1]))[:50]:
         games = list(dict.fromkeys(f.game for f in faults))
-        first = ", ".join(site.game_link(f.game, "../", f"#r{f.round}t{f.turn}")
+        first = ", ".join(site.game_link(f.game, "../", f"#r{f.fault.round}t{f.fault.turn}")
                           for f in faults[:1]) + (f" and {len(games) - 1} more game(s)"
                                                   if len(games) > 1 else "")
         summary.append([Cell(esc(len(faults)), len(faults)),

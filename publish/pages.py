@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 
-from engine import DUMMY_NAME, DUMMY_SEAT
+from engine import DUMMY_NAME
 from publish.data import TournamentData, game_number
 from publish.html import Cell, esc, figure, json_script, link, page, table
 from publish.replay import ReplayData
 from publish.svg import PALETTE, Series, line_chart
-from tournaments.packages import packages_text
-from tournaments.ranking import Ranking
-from tournaments.report import rank_range
+from tournaments import Ranking, packages_text, rank_range
 
 __all__ = ["GAME_LIST_LIMIT", "LEAGUE_GAME_LIST", "MATRIX_TOP", "OVERVIEW_TOP", "Site",
            "index_page", "games_page", "replay_page", "replay_name", "summary_text",
@@ -278,7 +276,8 @@ def index_page(site: Site) -> str:
                 kind=site.kind, live=site.live)
 
 
-def _seat_list(site: Site, names: list[str], places: list[int], scores: list[int]) -> str:
+def _seat_list(site: Site, names: Sequence[str], places: Sequence[int],
+               scores: Sequence[int]) -> str:
     """Seats best first as "place. bot score" (the dummy, past the bot seats, unlinked)."""
     order = sorted(range(len(places)), key=lambda s: (places[s], s))
     parts = []
@@ -359,7 +358,7 @@ def _game_faults(data: ReplayData) -> str:
 
 def replay_page(site: Site, data: ReplayData) -> str:
     """One game's replay page; ``data`` is :func:`publish.replay.replay_data` output."""
-    dummy_seat = DUMMY_SEAT if data["dummy"] else None
+    dummy_seat = data.get("dummy_seat")
     links = [site.bot_href(n, "../") if n in site.slugs and s != dummy_seat else None
              for s, n in enumerate(data["players"])]
     payload = {**data, "links": links}

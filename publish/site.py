@@ -87,7 +87,7 @@ def write_site(directory: Path, out: Path, *, replays: int | None = DEFAULT_REPL
     """Write the site for the tournament or league in ``directory`` into ``out``.
 
     ``replays``: at most this many replay pages (None: one per game). Raises
-    :class:`PublishError` for an unusable output folder, and ``tournaments.store.StoreError``
+    :class:`PublishError` for an unusable output folder, and ``tournaments.StoreError``
     for an unusable tournament or league.
     """
     data = load_data(directory)

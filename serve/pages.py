@@ -25,8 +25,7 @@ from publish.pages import Site, games_page, index_page, replay_page
 from publish.replay import replay_data
 from publish.site import ASSETS
 from serve.service import Competition, Refused
-from tournaments.league_store import LeagueStore
-from tournaments.packages import packages_text
+from tournaments import LeagueStore, packages_text
 
 __all__ = ["REFRESH_SECONDS", "LiveSite", "page_routes"]
 

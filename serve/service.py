@@ -30,6 +30,7 @@ from arena import (
     ArenaOptions,
     BotFiles,
     BotFilesError,
+    BotLimits,
     BotSpec,
     SandboxUnavailable,
     Validation,
@@ -38,16 +39,20 @@ from arena import (
     write_tree,
 )
 from serve.accounts import NAME_PATTERN, AccountError, Accounts, Who
-from tournaments.games import Executor, RunError
-from tournaments.league import LeagueError, league_ranking, play_batch
-from tournaments.league_store import LeagueStore
-from tournaments.packages import AllowedPackage
-from tournaments.ranking import Ranking
-from tournaments.runner import LocalExecutor
-from tournaments.store import StoreError
+from tournaments import (
+    AllowedPackage,
+    ExecutorKind,
+    LeagueError,
+    LeagueStore,
+    Ranking,
+    RunError,
+    StoreError,
+    make_executor,
+    play_batch,
+)
 
 __all__ = ["Competition", "Refused", "SUBMISSIONS_PER_WINDOW", "UPLOAD_HEADROOM",
-           "WINDOW_SECONDS", "play_forever"]
+           "WINDOW_SECONDS", "play_forever", "read_upload"]
 
 log = logging.getLogger("serve")
 
@@ -96,6 +101,38 @@ def _bot_name(name: str | None, stem: str) -> str:
     return name
 
 
+def read_upload(data: bytes, filename: str | None, name: str | None, limits: BotLimits
+                ) -> tuple[str, BotFiles]:
+    """An uploaded bot's name and files, checked within ``limits`` (nothing is written);
+    :class:`Refused` if not."""
+    max_upload = limits.max_bytes + UPLOAD_HEADROOM
+    base = (filename or "").replace("\\", "/").rsplit("/", 1)[-1]
+    if base.lower().endswith(ARCHIVE_SUFFIXES):
+        if len(data) > max_upload:
+            raise Refused(413, f"an archive may have at most {max_upload} bytes")
+        try:
+            files = read_archive(data, base, limits=limits)
+        except BotFilesError as err:
+            raise Refused(400, str(err)) from None
+        bot = _bot_name(name, files.name)
+    elif base.endswith(".py"):
+        if len(data) > (most := limits.max_bytes):
+            raise Refused(413, f"a bot file may have at most {most} bytes")
+        if not data.strip():
+            raise Refused(400, "the file is empty")
+        bot = _bot_name(name, base[:-3])
+        files = BotFiles(bot, "file", f"{bot}.py", ((f"{bot}.py", data),))
+    else:
+        raise Refused(415, f"not a bot: {base or 'a file without a name'!r}; send {ACCEPTED}")
+    try:
+        text = files.source()
+    except BotFilesError:
+        raise Refused(415, f"{files.entry} must be UTF-8 Python text") from None
+    if "\x00" in text:
+        raise Refused(415, f"{files.entry} must be UTF-8 Python text (it holds a NUL byte)")
+    return bot, files
+
+
 class Competition:
     """One league served: accounts, submissions and the leaderboard (thread-safe)."""
 
@@ -138,7 +175,7 @@ class Competition:
         if who.organiser:
             raise Refused(403, "the organiser's token does not submit bots; create a "
                                "participant (POST /api/participants) and use theirs")
-        bot, files = self._read(data, filename, name)
+        bot, files = read_upload(data, filename, name, self.bot_limits)
         with self._lock:      # the rate limit counts attempts, concurrent ones included
             self._check_owner(who, bot)
             if (self.accounts.submissions_since(who.name, WINDOW_SECONDS)
@@ -152,43 +189,13 @@ class Competition:
         with self._lock:
             self._check_owner(who, bot)       # nobody took the name while it was validated
             with LeagueStore.open(self.directory) as store:
-                entry, _ = store.add_entry(bot, files, who.name)
+                entry, _ = store.entries.add(bot, files, who.name)
             self.accounts.mark_entered(attempt)
         return Submitted(bot, entry.version, validation)
 
-    def _read(self, data: bytes, filename: str | None, name: str | None
-              ) -> tuple[str, BotFiles]:
-        """The uploaded bot's name and files, checked (nothing is written); :class:`Refused`
-        if not."""
-        base = (filename or "").replace("\\", "/").rsplit("/", 1)[-1]
-        if base.lower().endswith(ARCHIVE_SUFFIXES):
-            if len(data) > self.max_upload:
-                raise Refused(413, f"an archive may have at most {self.max_upload} bytes")
-            try:
-                files = read_archive(data, base, limits=self.bot_limits)
-            except BotFilesError as err:
-                raise Refused(400, str(err)) from None
-            bot = _bot_name(name, files.name)
-        elif base.endswith(".py"):
-            if len(data) > (most := self.bot_limits.max_bytes):
-                raise Refused(413, f"a bot file may have at most {most} bytes")
-            if not data.strip():
-                raise Refused(400, "the file is empty")
-            bot = _bot_name(name, base[:-3])
-            files = BotFiles(bot, "file", f"{bot}.py", ((f"{bot}.py", data),))
-        else:
-            raise Refused(415, f"not a bot: {base or 'a file without a name'!r}; send {ACCEPTED}")
-        try:
-            text = files.source()
-        except BotFilesError:
-            raise Refused(415, f"{files.entry} must be UTF-8 Python text") from None
-        if "\x00" in text:
-            raise Refused(415, f"{files.entry} must be UTF-8 Python text (it holds a NUL byte)")
-        return bot, files
-
     def _check_owner(self, who: Who, bot: str) -> None:
         with LeagueStore.open(self.directory) as store:
-            owners = {e.author for e in store.named(bot)}
+            owners = {e.author for e in store.entries.named(bot)}
         if owners and owners != {who.name}:
             raise Refused(403, f"the bot {bot} belongs to someone else; choose another name")
 
@@ -221,13 +228,13 @@ class Competition:
     def retire(self, who: Who, name: str) -> str:
         """Retire the bot ``name`` (a participant: only their own)."""
         with self._lock, LeagueStore.open(self.directory) as store:
-            same = store.named(name)
+            same = store.entries.named(name)
             if not same:
                 raise Refused(404, f"no bot called {name}")
             if not who.organiser and same[-1].author != who.name:
                 raise Refused(403, f"the bot {name} belongs to someone else")
             try:
-                store.retire(name)
+                store.entries.retire(name)
             except ValueError as err:
                 raise Refused(409, str(err)) from None
         return name
@@ -256,10 +263,8 @@ class Competition:
                 return cached[2]
             with LeagueStore.open(self.directory) as store:
                 key = store.fingerprint()
-                if cached is not None and cached[0] == key:
-                    ranking = cached[2]
-                else:
-                    ranking = league_ranking(store)
+                ranking = (cached[2] if cached is not None and cached[0] == key
+                           else store.ranking())
             self._ranking = (key, time.monotonic(), ranking)
             return ranking
 
@@ -278,21 +283,15 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def play_forever(directory: Path, options: ArenaOptions, workers: int, cores: int,
-                 log_file: Path | None, ray_address: str | None = None,
-                 use_ray: bool = False) -> None:
+def play_forever(directory: Path, options: ArenaOptions, kind: ExecutorKind, workers: int,
+                 cores: int, log_file: Path | None, address: str | None = None) -> None:
     """The game process: batches of about one round each, for as long as the server lives;
-    on this machine's worker processes, or as Ray tasks (``use_ray``: a private local Ray, or
-    the cluster at ``ray_address``)."""
+    on this machine's worker processes, or as Ray tasks (a private local Ray, or the cluster
+    at ``address``)."""
     _die_with_parent()
     signal.signal(signal.SIGTERM, _interrupt)
-    executor: Executor
-    if use_ray:
-        from tournaments.ray_executor import RayExecutor
-
-        executor = RayExecutor(options, workers, ray_address)
-    else:
-        executor = LocalExecutor(options, workers, cores, log_file)
+    executor = make_executor(kind, options, workers=workers, cores=cores, log_file=log_file,
+                             address=address)
     try:
         store = LeagueStore.open(directory, write=True)
     except StoreError as err:
@@ -301,7 +300,7 @@ def play_forever(directory: Path, options: ArenaOptions, workers: int, cores: in
     try:
         while True:
             sizes = store.config().players
-            active = sum(1 for e in store.entries() if e.active)
+            active = sum(1 for e in store.entries.all() if e.active)
             games = max(2 * max(sizes), active)
             try:
                 report = play_batch(store, executor, games=games)
@@ -320,13 +319,12 @@ def play_forever(directory: Path, options: ArenaOptions, workers: int, cores: in
         store.close()
 
 
-def start_games(directory: Path, options: ArenaOptions, workers: int, cores: int,
-                log_file: Path | None, *, use_ray: bool = False,
-                ray_address: str | None = None) -> SpawnProcess:
+def start_games(directory: Path, options: ArenaOptions, kind: ExecutorKind, *, workers: int,
+                cores: int, log_file: Path | None, address: str | None = None
+                ) -> SpawnProcess:
     """Start the game process (a fresh interpreter: the server runs threads)."""
     ctx = mp.get_context("spawn")
     proc = ctx.Process(target=play_forever, name="league-games",
-                       args=(directory, options, workers, cores, log_file, ray_address,
-                             use_ray))
+                       args=(directory, options, kind, workers, cores, log_file, address))
     proc.start()
     return proc

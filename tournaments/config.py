@@ -15,12 +15,33 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from engine import Rules, Variant, parse_variants
 from tournaments.schedule import ScheduledGame, ScheduleKind, build_schedule
 
-__all__ = ["BotEntry", "TournamentConfig", "cycles_change", "file_sha256", "identity_mismatch"]
+__all__ = ["BotEntry", "TournamentConfig", "cycles_change", "file_sha256", "identity_mismatch",
+           "json_int", "json_list", "json_number"]
+
+
+def json_int(value: object) -> int:
+    """An integer read from JSON (``ValueError`` for anything else, a bool too)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise ValueError(f"not an integer: {value!r:.40}")
+
+
+def json_number(value: object) -> float:
+    """A number read from JSON, as a float (``ValueError`` for anything else)."""
+    if isinstance(value, float):
+        return value
+    return float(json_int(value))
+
+
+def json_list(value: object) -> list[object]:
+    """A list read from JSON (``ValueError`` for anything else)."""
+    if isinstance(value, list):
+        return value
+    raise ValueError(f"not a list: {value!r:.40}")
 
 
 def file_sha256(path: Path) -> str:
@@ -49,10 +70,14 @@ class BotEntry:
         return data
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> BotEntry:
+    def from_json(cls, data: object) -> BotEntry:
+        """The entry as the identity stores it (``ValueError``/``KeyError`` if it is not)."""
+        if not isinstance(data, Mapping):
+            raise ValueError(f"not a bot: {data!r:.40}")
         files = data.get("files")
-        return cls(str(data["name"]), str(data["sha256"]),
-                   None if files is None else tuple((str(p), int(n)) for p, n in files))
+        listing = None if files is None else tuple(
+            (str(path), json_int(size)) for path, size in (json_list(f) for f in json_list(files)))
+        return cls(str(data["name"]), str(data["sha256"]), listing)
 
 
 @dataclass(frozen=True)
@@ -115,18 +140,18 @@ class TournamentConfig:
         return json.dumps(self.identity(), sort_keys=True, separators=(",", ":"))
 
     @classmethod
-    def from_identity(cls, data: Mapping[str, Any]) -> TournamentConfig:
+    def from_identity(cls, data: Mapping[str, object]) -> TournamentConfig:
         """The configuration a stored identity describes (``KeyError``/``ValueError`` if bad)."""
         return cls(
-            bots=tuple(BotEntry.from_json(b) for b in data["bots"]),
-            players=tuple(int(n) for n in data["players"]),
-            cycles=int(data["cycles"]),
-            seed=int(data["seed"]),
-            schedule=ScheduleKind(data["schedule"]),
-            games=None if data["games"] is None else int(data["games"]),
-            variant=parse_variants(str(v) for v in data["variant"]),
-            move_time=float(data["move_time"]),
-            packages=tuple(str(p) for p in data.get("packages", ())),
+            bots=tuple(BotEntry.from_json(b) for b in json_list(data["bots"])),
+            players=tuple(json_int(n) for n in json_list(data["players"])),
+            cycles=json_int(data["cycles"]),
+            seed=json_int(data["seed"]),
+            schedule=ScheduleKind(str(data["schedule"])),
+            games=None if data["games"] is None else json_int(data["games"]),
+            variant=parse_variants(str(v) for v in json_list(data["variant"])),
+            move_time=json_number(data["move_time"]),
+            packages=tuple(str(p) for p in json_list(data.get("packages", []))),
         )
 
 
@@ -134,13 +159,19 @@ def _describe(value: object) -> str:
     if value is None:
         return "none"
     if isinstance(value, list) and value and isinstance(value[0], dict):
-        return ", ".join(str(v.get("name")) for v in value)
+        return ", ".join(str(v.get("name")) for v in _bots(value))
     if isinstance(value, list):
         return ", ".join(str(v) for v in value) or "none"
     return str(value)
 
 
-def identity_mismatch(stored: Mapping[str, Any], wanted: Mapping[str, Any]) -> str | None:
+def _bots(value: object) -> list[Mapping[str, object]]:
+    """An identity's bots (as JSON objects)."""
+    return [b for b in value if isinstance(b, Mapping)] if isinstance(value, list) else []
+
+
+def identity_mismatch(stored: Mapping[str, object], wanted: Mapping[str, object]
+                      ) -> str | None:
     """A short phrase naming the first difference between two identities, or None if equal."""
     names = {
         "bots": "bots", "players": "--players", "cycles": "--cycles", "seed": "--seed",
@@ -152,11 +183,11 @@ def identity_mismatch(stored: Mapping[str, Any], wanted: Mapping[str, Any]) -> s
         if old == new:
             continue
         if key == "bots":
-            old_names = [b.get("name") for b in old or []]
-            new_names = [b.get("name") for b in new or []]
+            old_names = [b.get("name") for b in _bots(old)]
+            new_names = [b.get("name") for b in _bots(new)]
             if old_names == new_names:
                 changed = [f"{'folder' if 'files' in b else 'file'} {b['name']}"
-                           for b, c in zip(old or [], new or [], strict=False) if b != c]
+                           for b, c in zip(_bots(old), _bots(new), strict=False) if b != c]
                 return f"bot {', '.join(changed)} changed since it was stored"
         return f"{names[key]} is {_describe(old)} there, {_describe(new)} here"
     extra = (set(stored) ^ set(wanted)) - {"packages"}
@@ -165,7 +196,8 @@ def identity_mismatch(stored: Mapping[str, Any], wanted: Mapping[str, Any]) -> s
     return None
 
 
-def cycles_change(stored: Mapping[str, Any], wanted: Mapping[str, Any]) -> tuple[int, int] | None:
+def cycles_change(stored: Mapping[str, object], wanted: Mapping[str, object]
+                  ) -> tuple[int, int] | None:
     """``(stored cycles, wanted cycles)`` when two identities' cycles differ, else None.
 
     Only the cycles differing is no different tournament (more extend it, fewer would drop

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena import ArenaOptions, BotSpec, SandboxMode, usable_cores
-from tournaments.games import GameOutcome, GameRequest
-from tournaments.runner import LocalExecutor
+from tournaments.executors.executor import GameOutcome, GameRequest
+from tournaments.executors.local import LocalExecutor
 
 __all__ = ["PROBES", "SITUATIONS", "Share", "core_share"]
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
 
-from arena import BotLimits
+from arena import ArenaOptions, BotLimits, SandboxMode, tournament_secret
 from engine import Variant, parse_variants
+from tournaments.config import json_int, json_list, json_number
 
 __all__ = ["LeagueConfig"]
 
@@ -30,6 +31,13 @@ class LeagueConfig:
     def variant_names(self) -> tuple[str, ...]:
         return tuple(v.value for v in self.variant)
 
+    def arena_options(self, *, sandbox: SandboxMode, log_dir: Path | None,
+                      memory_mb: int = 1024) -> ArenaOptions:
+        """How the arena runs the league's bots here (the secret derived from the seed)."""
+        return ArenaOptions(move_time=self.move_time, sandbox=sandbox, memory_mb=memory_mb,
+                            log_dir=log_dir, secret=tournament_secret(self.seed),
+                            packages=self.packages, bot_limits=self.bot_limits)
+
     def to_json(self) -> dict[str, object]:
         return {"players": list(self.players), "seed": self.seed,
                 "variant": list(self.variant_names), "move_time": self.move_time,
@@ -37,12 +45,14 @@ class LeagueConfig:
                 "max_bot_files": self.bot_limits.max_files}
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> LeagueConfig:
+    def from_json(cls, data: Mapping[str, object]) -> LeagueConfig:
         """The stored config (a league made before packages and limits were kept: the
         defaults)."""
-        limits = BotLimits(int(data.get("max_bot_bytes", BotLimits.max_bytes)),
-                           int(data.get("max_bot_files", BotLimits.max_files)))
-        return cls(players=tuple(int(n) for n in data["players"]), seed=int(data["seed"]),
-                   variant=parse_variants(str(v) for v in data["variant"]),
-                   move_time=float(data["move_time"]),
-                   packages=tuple(str(p) for p in data.get("packages", ())), bot_limits=limits)
+        limits = BotLimits(json_int(data.get("max_bot_bytes", BotLimits.max_bytes)),
+                           json_int(data.get("max_bot_files", BotLimits.max_files)))
+        return cls(players=tuple(json_int(n) for n in json_list(data["players"])),
+                   seed=json_int(data["seed"]),
+                   variant=parse_variants(str(v) for v in json_list(data["variant"])),
+                   move_time=json_number(data["move_time"]),
+                   packages=tuple(str(p) for p in json_list(data.get("packages", []))),
+                   bot_limits=limits)

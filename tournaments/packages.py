@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from arena import DEFAULT_PACKAGES, PackageError, resolve_packages
 
@@ -62,11 +61,11 @@ def packages_from_json(data: object) -> tuple[AllowedPackage, ...]:
         raise ValueError("packages are not a list")
     out = []
     for item in data:
-        if not (isinstance(item, Mapping) and isinstance(item.get("name"), str)
-                and isinstance(item.get("version"), str)):
+        name, version = (item.get("name"), item.get("version")) if isinstance(
+            item, Mapping) else (None, None)
+        if not (isinstance(name, str) and isinstance(version, str)):
             raise ValueError(f"bad package {item!r}")
-        found: Mapping[str, Any] = item
-        out.append(AllowedPackage(found["name"], found["version"]))
+        out.append(AllowedPackage(name, version))
     return tuple(out)
 
 

@@ -26,7 +26,7 @@ from tournaments.stats import (
     head_to_head,
     time_stats,
 )
-from tournaments.store import StoredGame, StoreError
+from tournaments.store.database import StoredGame, StoreError
 
 __all__ = ["RANKING_FORMAT", "BotRow", "EntryInfo", "LeagueSummary", "Meeting", "Ranking",
            "TournamentSummary", "build_ranking", "game_facts", "rank_games", "ranking_json"]
@@ -220,9 +220,8 @@ def game_facts(stored: Sequence[StoredGame], schedule: Sequence[ScheduledGame]
             raise StoreError(f"stored game {game.index} does not match the schedule "
                              f"(seats {list(game.seats)}, seed {game.seed})")
         n = len(game.seats)
-        kinds = tuple((int(f.get("seat", -1)), str(f.get("kind"))) for f in game.faults)
-        facts.append(GameFacts(game.seats, tuple(game.places[:n]), tuple(game.scores[:n]),
-                               kinds, planned.deal_key))
+        facts.append(GameFacts(game.seats, game.places[:n], game.scores[:n],
+                               tuple((f.seat, f.kind) for f in game.faults), planned.deal_key))
     return facts
 
 

@@ -25,17 +25,16 @@ from arena import (
     tournament_secret,
 )
 from engine import Variant
+from tournaments.checks import check_memory, check_move_time
 from tournaments.config import BotEntry, TournamentConfig
 from tournaments.packages import AllowedPackage, PackageError, allowed_packages, package_names
 from tournaments.schedule import ScheduleKind, default_cycles
 
-__all__ = ["DEFAULT_PLAYERS", "MIN_MEMORY_MB", "RunSettings", "SettingsError", "bot_entry",
+__all__ = ["DEFAULT_PLAYERS", "RunSettings", "SettingsError", "bot_entry",
            "random_seed"]
 
 #: Seats per table when none are asked for (fewer when fewer bots enter).
 DEFAULT_PLAYERS = 4
-#: The smallest memory limit a bot may be given (MiB).
-MIN_MEMORY_MB = 64
 
 
 class SettingsError(ValueError):
@@ -74,20 +73,21 @@ class RunSettings:
                sandbox: SandboxMode = SandboxMode.AUTO, memory_mb: int = 1024,
                log_dir: Path | None = None, packages: Sequence[str] = (),
                bot_limits: BotLimits | None = None) -> RunSettings:
-        """Settings with the defaults filled in and checked; :class:`SettingsError` if bad
+        """Settings with the defaults filled in and checked; :class:`SettingsError` (or
+        :class:`tournaments.checks.RequestError` for the move time and memory) if bad
         (``packages`` are checked by :meth:`allowed_packages`).
 
         Defaults: tables of min(4, bots) seats (2 with the dummy variant), enough cycles for
         every bot to play about 100 games (one with ``--schedule random``), a random seed.
         """
+        check_move_time(move_time)
+        check_memory(memory_mb)
         if len(bots) < 2:
             raise SettingsError(f"a tournament needs at least 2 bots, got {len(bots)}")
         try:
             names = package_names(packages)
         except PackageError as err:
             raise SettingsError(str(err)) from None
-        if memory_mb < MIN_MEMORY_MB:
-            raise SettingsError(f"--memory-mb must be at least {MIN_MEMORY_MB}, not {memory_mb}")
         dummy = Variant.TWO_PLAYER_DUMMY in variant
         sizes = tuple(sorted(set(players or [2 if dummy else min(DEFAULT_PLAYERS, len(bots))])))
         if dummy and sizes != (2,):

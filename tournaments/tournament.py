@@ -3,22 +3,22 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from arena import BotSpec
+from engine import GameRecord
 from tournaments.config import TournamentConfig
-from tournaments.games import Executor, GameOutcome, GameRequest
+from tournaments.executors.executor import Executor, GameOutcome, GameRequest
 from tournaments.progress import NoProgress, ProgressView, format_duration
-from tournaments.ranking import Ranking, build_ranking
+from tournaments.ranking import Ranking
 from tournaments.report import write_rankings
 from tournaments.schedule import ScheduledGame
-from tournaments.store import Store
+from tournaments.store.tournament import TournamentStore
 
-__all__ = ["Plan", "plan", "play_tournament", "rank_directory", "estimate_seconds",
-           "ASSUMED_PICK_SECONDS", "LOG_NAME"]
+__all__ = ["Plan", "plan", "play_tournament", "estimate_seconds", "ASSUMED_PICK_SECONDS",
+           "LOG_NAME"]
 
 #: Assumed seconds per pick before any game is stored (a searching bot at the table; the
 #: built-in mcts bot takes about 0.06 s, quick bots a few ms).
@@ -94,7 +94,7 @@ class Plan:
         return "\n".join(lines)
 
 
-def plan(config: TournamentConfig, store: Store | None, workers: int) -> Plan:
+def plan(config: TournamentConfig, store: TournamentStore | None, workers: int) -> Plan:
     """The plan for running ``config`` against what ``store`` (if any) already holds."""
     schedule = config.build()
     done = store.done() if store is not None else set()
@@ -128,11 +128,11 @@ def _record_path(out: Path, index: int) -> Path:
     return out / "games" / f"game-{index + 1:06d}.json"
 
 
-def _write_record(out: Path, index: int, record: Mapping[str, Any]) -> None:
+def _write_record(out: Path, index: int, record: GameRecord) -> None:
     path = _record_path(out, index)
     path.parent.mkdir(exist_ok=True)
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    tmp.write_text(json.dumps(record.to_json(), indent=1) + "\n", encoding="utf-8")
     tmp.replace(path)
 
 
@@ -142,7 +142,7 @@ LOG_NAME = "arena.log"
 
 def play_tournament(
     bots: Sequence[BotSpec],
-    store: Store,
+    store: TournamentStore,
     the_plan: Plan,
     executor: Executor,
     *,
@@ -171,7 +171,7 @@ def play_tournament(
         store.add(game, outcome)
         if records:
             _write_record(out, game.index, outcome.record)
-        live.add(game.seats, outcome.record["places"])
+        live.add(game.seats, outcome.record.places)
         done += 1
         progress.update(done, live.leader())
 
@@ -181,12 +181,6 @@ def play_tournament(
                      finished)
     finally:
         progress.close()
-    ranking = build_ranking(config, store.games(), packages=store.packages())
+    ranking = store.ranking()
     write_rankings(out, ranking)
     return ranking
-
-
-def rank_directory(directory: Path) -> Ranking:
-    """The ranking of the tournament stored in ``directory`` (complete or not)."""
-    with Store.open(directory) as store:
-        return build_ranking(store.config(), store.games(), packages=store.packages())

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from engine import Pick
+from engine import Pick, RecordFault
 
 __all__ = ["FAULT_KINDS", "MAX_FAULTS", "Fault", "FaultKind", "FaultPolicy", "shorten"]
 
@@ -46,20 +46,16 @@ def shorten(text: str, limit: int = 100) -> str:
 
 
 @dataclass(frozen=True)
-class Fault:
-    """One fault. ``traceback`` (the bot's, when it raised) is kept out of the game record."""
+class Fault(RecordFault):
+    """One fault: the game record's entry (:class:`engine.RecordFault`: seat, round, turn,
+    kind, detail), with the bot's traceback (when it raised), which the record leaves out."""
 
-    seat: int
-    round: int
-    turn: int
     kind: FaultKind
-    detail: str
     traceback: str = ""
 
     def to_record(self) -> dict[str, object]:
-        """The fault as the game record stores it."""
-        return {"seat": self.seat, "round": self.round, "turn": self.turn,
-                "kind": self.kind.value, "detail": self.detail}
+        """The fault as the game record stores it (plain strings)."""
+        return {**self.to_json(), "kind": self.kind.value}
 
 
 class FaultPolicy:

@@ -22,7 +22,7 @@ from arena.runtime.job import Expired, Garbled, Job, Outcome, Replied, Stage
 from arena.runtime.launch import ForkedRunner
 from arena.runtime.process import BotProcess
 from arena.runtime.protocol import ProtocolError
-from arena.runtime.slots import CoreSlots, LocalSlots, usable_cores
+from arena.runtime.slots import CoreSlots, LocalSlots, SlotWaiter, usable_cores
 from arena.runtime.watch import Role, Watcher
 from arena.textsafe import safe_text
 
@@ -31,7 +31,6 @@ __all__ = ["Hub"]
 log = logging.getLogger(__name__)
 
 EXIT_WAIT = 0.5       # seconds to learn how a process that closed its channel ends
-SLOT_POLL = 0.002     # seconds between looks for a core slot another worker freed
 
 
 class Hub:
@@ -44,7 +43,8 @@ class Hub:
     def __init__(self, slots: CoreSlots | None = None, *, shared: bool = False,
                  zygote: Zygote | None = None) -> None:
         self.slots: CoreSlots = slots if slots is not None else LocalSlots(usable_cores())
-        self.shared = shared
+        #: With slots shared by other processes, a thread waits for them (never a poll here).
+        self._waiter = SlotWaiter(self.slots) if shared else None
         #: Forks runners in fresh namespaces (None: every runner is a new process here).
         self.zygote = zygote
         #: Every watched descriptor: its process (None for the zygote's) and its role.
@@ -55,8 +55,12 @@ class Hub:
         self._dying: set[BotProcess] = set()
         #: Requests sent (or boots started) and not yet done.
         self._jobs: set[Job[BotProcess]] = set()
+        #: Jobs of the exchange in progress still waiting for a slot.
+        self._queue: list[Job[BotProcess]] = []
         #: Every uid given to a bot process so far (to check that nothing outlives them).
         self.uids: set[int] = set()
+        if self._waiter is not None:
+            self._watcher.watch(self._waiter.fd, None, Role.SLOT)
         if zygote is not None:
             self._watcher.watch(zygote.fileno(), None, Role.ZYGOTE)
             self._watcher.watch(zygote.log_r, None, Role.ZYGOTE_OUTPUT)  # its rare messages
@@ -155,6 +159,8 @@ class Hub:
         for proc in list(self._dying):  # whatever is left: its uid and cgroup go now
             proc.runner.free()
         self._watcher.close()
+        if self._waiter is not None:
+            self._waiter.close()
         if self.zygote is not None:
             self.zygote.close()
 
@@ -162,32 +168,37 @@ class Hub:
     def exchange(self, jobs: Iterable[Job[BotProcess]]) -> None:
         """Ask every job's bot, each when a core slot is free, and serve events until each has
         an outcome. A bot is thawed just before its request is sent (its clock starts then) and
-        frozen again as soon as it has answered."""
+        frozen again as soon as it has answered. A slot another process holds is waited for
+        by the slot waiter's thread while this loop serves its own processes."""
         jobs = list(jobs)
-        queue = list(jobs)
-        while True:
-            while queue and self._send_next(queue, block=False):
-                pass
-            if all(j.done for j in jobs):
-                break
-            if queue and not any(j.sent_at and not j.done for j in jobs):
-                # Every slot is taken by other workers' bots: wait for one (ours cost nothing).
-                if not self._send_next(queue, block=True):
-                    self._serve(time.monotonic() + SLOT_POLL)
-                continue
-            # Slots freed by other workers are noticed every SLOT_POLL seconds.
-            self._serve(time.monotonic() + SLOT_POLL if queue and self.shared else None)
+        self._queue = queue = list(jobs)
+        try:
+            while True:
+                while queue and self._send_next(queue):
+                    pass
+                if all(j.done for j in jobs):
+                    break
+                if queue and self._waiter is not None:
+                    self._waiter.ask()
+                self._serve(None)
+        finally:
+            self._queue = []
+            if self._waiter is not None:
+                self._waiter.cancel()
         for proc in list(self._dying):
             proc.reap()
 
-    def _send_next(self, queue: list[Job[BotProcess]], *, block: bool) -> bool:
-        """Send the first queued job if a slot can be had; False if none could."""
+    def _send_next(self, queue: list[Job[BotProcess]], *, slot: bool = False) -> bool:
+        """Send the first queued job if it has a slot (``slot``: it was just delivered), or
+        one can be had at once; False if none could."""
         job = queue[0]
         if job.proc.death is not None:
             queue.pop(0)
             self.finish(job, job.proc.death)
+            if slot:
+                self.slots.release()
             return True
-        if not self.slots.acquire(block, SLOT_POLL if block else None):
+        if not slot and not self.slots.acquire(False, None):
             return False
         queue.pop(0)
         job.slot = True
@@ -196,6 +207,16 @@ class Hub:
         if job.done:  # the process was gone already
             self.release(job)
         return True
+
+    def _slot_arrived(self) -> None:
+        """The slot waiter delivered a slot: the next queued job gets it (or it goes back)."""
+        assert self._waiter is not None
+        if not self._waiter.take():
+            return
+        if self._queue:
+            self._send_next(self._queue, slot=True)
+        else:
+            self.slots.release()
 
     def release(self, job: Job[BotProcess]) -> None:
         """Give back the core slot ``job`` holds, if it holds one."""
@@ -237,7 +258,9 @@ class Hub:
                 self.finish(job, Expired(now - job.sent_at))
 
     def _dispatch(self, proc: BotProcess | None, role: Role) -> None:
-        if role is Role.ZYGOTE:
+        if role is Role.SLOT:
+            self._slot_arrived()
+        elif role is Role.ZYGOTE:
             self.pump_zygote()
         elif role is Role.ZYGOTE_OUTPUT:
             text = self.zygote.read_log() if self.zygote is not None else None

@@ -26,6 +26,7 @@ class Role(Enum):
     OUTPUT = "output"          #: a process's stdout and stderr
     EXIT = "exit"              #: a process's pidfd
     WRITABLE = "writable"      #: a process's request pipe, with a request left to write
+    SLOT = "slot"              #: the slot waiter's signal: a core slot arrived
     ZYGOTE = "zygote"          #: the zygote's control socket
     ZYGOTE_OUTPUT = "zygote output"
 

@@ -177,7 +177,10 @@ def test_bot_log_cap_counts_written_bytes(tmp_path: Path) -> None:
     body, note = text.split("--- arena: ")
     assert body == "ab\\x1b" * 16 + "ab\n"   # 98 bytes: one more escape would pass 100;
     assert len(body.encode()) == 99             # then nothing more (the note's line break)
-    assert note == f"{30 * 3 - 16 * 3 - 2} more bytes of output dropped (log cap)\n"
+    dropped = 30 * 3 - 16 * 3 - 2
+    note, last = note.split("\n", 1)
+    assert note.startswith(f"{dropped} more bytes of output dropped (log cap: ")
+    assert last == "\\x1b" + "ab\\x1b" * 13 + "\n"  # what was dropped, escaped, at the end
     assert log.dropped == 30 * 3 - 16 * 3 - 2
     assert bytes(log.tail).decode() == "ab\\x1b" * 30
 

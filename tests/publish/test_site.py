@@ -11,15 +11,15 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
-from engine import DUMMY_SEAT, RecordError, score_round
+from engine import DUMMY_SEAT, GameRecord, RecordError, score_round
 from publish import PublishError, write_site
-from publish.data import choose_replays, load_tournament
+from publish.data import choose_replays, load_data
 from publish.html import esc, json_script, slugs
 from publish.replay import breakdown, replay_data
 from publish.site import MARKER
 from publish.svg import downsample, histogram, nice_ticks
 from tests.publish.helpers import build_tournament, play_record
-from tournaments.store import Store
+from tournaments.store.tournament import TournamentStore
 
 ODD = ["<script>alert(1)</script>", "a&b \"q\"", "plain", "Plain"]
 
@@ -33,7 +33,7 @@ def odd_tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_rating_history_ends_at_the_ranking(odd_tournament: Path) -> None:
-    data = load_tournament(odd_tournament)
+    data = load_data(odd_tournament)
     for bot in data.bots:
         last = bot.history[-1]
         assert len(bot.history) == bot.row.games + 1
@@ -42,12 +42,12 @@ def test_rating_history_ends_at_the_ranking(odd_tournament: Path) -> None:
         assert [p.game for p in bot.history[1:]] == bot.games
         assert len(bot.scores) == bot.row.seats
     faulty = data.bots[ODD.index("a&b \"q\"")]
-    assert {f.kind for f in faulty.faults} == {"timeout"}
+    assert {f.fault.kind for f in faulty.faults} == {"timeout"}
     assert len(faulty.faults) == 3 * faulty.row.games
 
 
 def test_replays_are_limited_with_faulty_games_first(odd_tournament: Path) -> None:
-    data = load_tournament(odd_tournament)
+    data = load_data(odd_tournament)
     assert choose_replays(data, None) == [g.index for g in data.games]
     assert choose_replays(data, 0) == []
     chosen = choose_replays(data, 4)
@@ -62,7 +62,7 @@ def test_replay_frames_follow_the_record() -> None:
                                                                 ["soy-sauce"])):
         for seed in range(4):
             record = play_record(names, seed, variant)
-            game = replay_data(record, number=seed + 1)
+            game = replay_data(GameRecord.from_json(record), number=seed + 1)
             turns = len(record["rounds"][0]["picks"])
             assert len(game["frames"]) == 3 * turns
             for frame in game["frames"]:
@@ -165,16 +165,17 @@ def test_replay_data_needs_the_whole_record_to_check() -> None:
         record = play_record(["a", "b", "c"], 1, [])
         record[field][0] += 1
         with pytest.raises(RecordError, match=field):
-            replay_data(record, number=1)
+            replay_data(GameRecord.from_json(record), number=1)
 
 
 def test_unreplayable_record_is_skipped(tmp_path: Path) -> None:
     directory = tmp_path / "t"
     build_tournament(directory, ["x", "y", "z"], players=3, limit=2)
-    with Store.open(directory) as store:
-        index, record = next(iter(store.records()))
+    with TournamentStore.open(directory) as store:
+        index, typed = next(iter(store.records()))
+    record = typed.to_json()
     record["rounds"][0]["points"][0] += 1
-    with Store.open(directory) as store:
+    with TournamentStore.open(directory) as store:
         store._conn.execute("UPDATE games SET record = ? WHERE idx = ?",
                             (zlib.compress(json.dumps(record).encode()), index))
         store._conn.commit()

@@ -16,7 +16,8 @@ from serve import service
 from serve.app import make_app
 from serve.service import Competition
 from tests.tournaments.folders import with_symlink, zip_bomb
-from tournaments.league_store import LeagueConfig, LeagueStore
+from tournaments.league_config import LeagueConfig
+from tournaments.store.league import LeagueStore
 
 FIRST = b'"""Keeps the first card."""\n\n\ndef pick(obs):\n    return obs.hand[0]\n'
 LAST = b'"""Keeps the last card."""\n\n\ndef pick(obs):\n    return obs.hand[-1]\n'
@@ -83,7 +84,7 @@ def test_a_submission_is_validated_entered_and_versioned(server):
     reply = submit(server, alice, LAST, "whatever.py", name="keeper")
     assert reply.status_code == 201 and reply.json()["version"] == 2
     with LeagueStore.open(server.folder) as store:
-        entries = store.entries()
+        entries = store.entries.all()
     assert [(e.name, e.version, e.author, e.status) for e in entries] == [
         ("keeper", 1, "alice", "replaced"), ("keeper", 2, "alice", "active")]
     stored = sorted(p.name for p in (server.folder / "bots").iterdir())
@@ -98,7 +99,7 @@ def test_a_bot_that_fails_validation_is_not_entered(server):
     assert body["validation"]["ok"] is False and body["version"] is None
     assert "RuntimeError: no idea" in body["validation"]["report"]
     with LeagueStore.open(server.folder) as store:
-        assert store.entries() == []
+        assert store.entries.all() == []
 
 
 def test_only_the_owner_replaces_or_retires_a_bot(server):
@@ -254,7 +255,7 @@ def test_two_participants_racing_for_one_name_do_not_share_it(server):
         thread.join()
     assert sorted(r.status_code for r in replies) == [201, 403]
     with LeagueStore.open(server.folder) as store:
-        assert [(e.name, e.version) for e in store.entries()] == [("keeper", 1)]
+        assert [(e.name, e.version) for e in store.entries.all()] == [("keeper", 1)]
 
 
 def folder_zip(files: dict[str, bytes]) -> bytes:
@@ -295,7 +296,7 @@ def test_hostile_archives_and_other_files_are_refused_and_nothing_is_written(
     assert set(reply.json()) == {"error"} and message in reply.json()["error"]
     assert list((server.folder / "bots").iterdir()) == []
     with LeagueStore.open(server.folder) as store:
-        assert store.entries() == []
+        assert store.entries.all() == []
 
 
 def test_the_limits_are_public(server):

@@ -116,7 +116,8 @@ def chunked_upload_answer(port: int, token: str) -> str:
 
 def test_games_can_be_played_on_ray(tmp_path):
     # Not importorskip: importing ray here would fix its settings for this test process before
-    # tournaments.ray_executor.require_ray chooses them (test_ray_executor then hangs).
+    # tournaments.executors.ray.require_ray chooses them (tests/tournaments/executors/test_ray.py
+    # then hangs).
     if importlib.util.find_spec("ray") is None:
         pytest.skip("Ray is not installed (the dev extra installs it): pip install ray")
     server = Server(tmp_path / "lg", "--executor", "ray")

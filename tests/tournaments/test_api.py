@@ -44,7 +44,7 @@ def test_bad_input_is_a_value_error() -> None:
 def test_folder_bots_packages_and_limits(tmp_path: Path) -> None:
     from arena import BotLimits
     from tests.tournaments.folders import learned, zipped
-    from tournaments.store import StoreError
+    from tournaments.store.database import StoreError
 
     bot = learned(tmp_path / "src")
     packed = zipped(bot, tmp_path / "packed.zip")

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from arena import BotSpec, GameResult, SeatTiming
-from engine import Variant
+from engine import GameRecord, Variant
 from tournaments.schedule import ScheduledGame
 
 __all__ = ["GameRequest", "GameOutcome", "GamePool", "Executor", "OnFinished", "Rounds",
@@ -42,7 +42,7 @@ class GameOutcome:
     """A game played: its record and how long its bots took."""
 
     index: int                          #: the request's schedule index
-    record: dict[str, Any]              #: the complete sushi-go-record/1 (JSON)
+    record: GameRecord                  #: the complete sushi-go-record/1
     seconds: float                      #: wall time of the game
     pick_seconds: tuple[float, ...]     #: per seat: total time waiting on that bot
     timing: tuple[SeatTiming, ...]      #: per seat: requests, wall and CPU time
@@ -62,8 +62,9 @@ OnFinished = Callable[[GameOutcome], None]
 
 
 class Executor(Protocol):
-    """Plays games somewhere: worker processes here (:class:`tournaments.runner.LocalExecutor`)
-    or Ray tasks (:class:`tournaments.ray_executor.RayExecutor`)."""
+    """Plays games somewhere: worker processes here
+    (:class:`tournaments.executors.local.LocalExecutor`) or Ray tasks
+    (:class:`tournaments.executors.ray.RayExecutor`)."""
 
     def run(self, bots: Sequence[BotSpec], requests: Sequence[GameRequest],
             variant: Sequence[Variant], on_finished: OnFinished) -> None:
@@ -85,7 +86,7 @@ class Rounds(Protocol):
 @runtime_checkable
 class SessionExecutor(Protocol):
     """An executor that can keep its workers between calls
-    (:meth:`tournaments.runner.LocalExecutor.session`)."""
+    (:meth:`tournaments.executors.local.LocalExecutor.session`)."""
 
     def session(self, bots: Sequence[BotSpec], variant: Sequence[Variant]) -> Rounds: ...
 
@@ -117,7 +118,8 @@ def rounds(executor: Executor, bots: Sequence[BotSpec], variant: Sequence[Varian
 
 def play_one(pool: GamePool, bots: Sequence[BotSpec], request: GameRequest,
              variant: Sequence[Variant]) -> GameOutcome:
-    """Play one requested game on ``pool``: the body every executor runs."""
+    """Play one requested game on ``pool``: the body every executor runs (the arena's record
+    read as a :class:`engine.GameRecord` here, once)."""
     result = pool.play([bots[i] for i in request.seats], request.seed, tuple(variant))
-    return GameOutcome(request.index, result.record, float(result.seconds),
+    return GameOutcome(request.index, GameRecord.from_json(result.record), float(result.seconds),
                        tuple(float(s) for s in result.pick_seconds), tuple(result.timing))

@@ -137,7 +137,7 @@ def test_folder_bots_travel_packed_and_are_unpacked_on_the_node(tmp_path: Path,
     # No Ray needed: what a task carries, and what a worker makes of it.
     from arena import ArenaOptions, BotPool, BotSpec, SandboxMode, read_bot
     from tests.tournaments.folders import learned, zipped
-    from tournaments import ray_executor
+    from tournaments.executors import ray as ray_executor
 
     monkeypatch.setattr(ray_executor, "_BOT_ROOT", tmp_path / "node")
     bot = learned(tmp_path / "src")

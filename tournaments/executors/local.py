@@ -22,7 +22,7 @@ from pathlib import Path
 
 from arena import ArenaOptions, BotPool, BotSpec, CoreSlots, usable_cores
 from engine import Variant
-from tournaments.games import (
+from tournaments.executors.executor import (
     GameOutcome,
     GamePool,
     GameRequest,
@@ -131,7 +131,7 @@ class LocalExecutor:
 
     def run(self, bots: Sequence[BotSpec], requests: Sequence[GameRequest],
             variant: Sequence[Variant], on_finished: OnFinished) -> None:
-        """See :class:`tournaments.games.Executor`."""
+        """See :class:`tournaments.executors.executor.Executor`."""
         if not requests:
             return
         with _Session(self, bots, variant, max(1, min(self.workers, len(requests)))) as session:
@@ -165,7 +165,7 @@ class _Session:
         # random.py there would replace the standard module in the arena itself.
         os.environ["PYTHONSAFEPATH"] = "1"
         ctx = mp.get_context("forkserver")
-        ctx.set_forkserver_preload(["tournaments.runner", "arena.pool", "engine"])
+        ctx.set_forkserver_preload(["tournaments.executors.local", "arena.pool", "engine"])
         self.tasks: Queue[GameRequest | None] = ctx.Queue()
         self.results: Queue[_Message] = ctx.Queue()
         self.stop = ctx.Event()
@@ -182,8 +182,8 @@ class _Session:
             p.start()
 
     def run(self, requests: Sequence[GameRequest], on_finished: OnFinished) -> None:
-        """Play ``requests`` (see :meth:`tournaments.games.Executor.run`); on any error the
-        session is closed."""
+        """Play ``requests`` (see :meth:`tournaments.executors.executor.Executor.run`); on any
+        error the session is closed."""
         if not requests:
             return
         try:

@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 from arena import (
     ArenaOptions,
@@ -35,7 +34,13 @@ from arena import (
     write_tree,
 )
 from engine import Variant
-from tournaments.games import GameOutcome, GameRequest, OnFinished, RunError, play_one
+from tournaments.executors.executor import (
+    GameOutcome,
+    GameRequest,
+    OnFinished,
+    RunError,
+    play_one,
+)
 
 __all__ = ["RayUnavailable", "RayExecutor", "ShippedBot", "ship", "require_ray", "RAY_HINT"]
 
@@ -179,8 +184,9 @@ def _init(ray: ModuleType, address: str | None, workers: int) -> None:
     import tournaments
 
     runtime_env = {"py_modules": [engine, arena, tournaments, builtin]}
-    kwargs: dict[str, Any] = {"runtime_env": runtime_env, "log_to_driver": False,
-                              "include_dashboard": False, "logging_level": logging.WARNING}
+    kwargs: dict[str, object] = {"runtime_env": runtime_env, "log_to_driver": False,
+                                 "include_dashboard": False,
+                                 "logging_level": logging.WARNING}
     if address:
         kwargs["address"] = address
     else:
@@ -203,13 +209,13 @@ class RayExecutor:
 
     def run(self, bots: Sequence[BotSpec], requests: Sequence[GameRequest],
             variant: Sequence[Variant], on_finished: OnFinished) -> None:
-        """See :class:`tournaments.games.Executor`."""
+        """See :class:`tournaments.executors.executor.Executor`."""
         if not requests:
             return
         ray = require_ray(self.address)
         shipped = ship(bots, self.options.bot_limits)
         waiting = list(reversed(requests))
-        pending: dict[Any, GameRequest] = {}    # Ray's object refs are untyped
+        pending: dict[object, GameRequest] = {}    # Ray's object refs, untyped
         _init(ray, self.address, max(1, self.workers))
         try:
             remote = ray.remote(max_retries=MAX_RETRIES, retry_exceptions=False)(play_remote)

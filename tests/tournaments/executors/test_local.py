@@ -7,10 +7,10 @@ import pytest
 from arena import ArenaOptions
 from tests.tournaments.fake_pool import fake_pool
 from tests.tournaments.helpers import FakeSpec, fake_config
-from tournaments.games import GameRequest, RunError
+from tournaments.executors.executor import GameRequest, RunError
+from tournaments.executors.local import LocalExecutor
 from tournaments.ranking import ranking_json
-from tournaments.runner import LocalExecutor
-from tournaments.store import Store
+from tournaments.store.tournament import TournamentStore
 from tournaments.tournament import plan, play_tournament
 
 OPTIONS = ArenaOptions()
@@ -34,8 +34,8 @@ def test_every_game_is_played_once(workers):
     assert sorted(o.index for o in seen) == [g.index for g in games]
     for outcome in seen:
         game = games[outcome.index]
-        assert outcome.record["seed"] == game.seed
-        assert outcome.record["players"] == [config.names[b] for b in game.seats]
+        assert outcome.record.seed == game.seed
+        assert list(outcome.record.players) == [config.names[b] for b in game.seats]
 
 
 def test_a_failing_pool_is_a_clear_error():
@@ -52,7 +52,7 @@ def test_workers_and_resume_give_identical_rankings(tmp_path):
     texts = []
     for workers in (1, 2):
         out = tmp_path / f"w{workers}"
-        with Store.open(out, config) as store:
+        with TournamentStore.open(out, config) as store:
             ranking = play_tournament(specs, store, plan(config, store, workers),
                                       local(workers), out=out, records=True)
         assert ranking.complete
@@ -61,10 +61,10 @@ def test_workers_and_resume_give_identical_rankings(tmp_path):
     # Half the games stored, then resumed: only the missing ones are played.
     out = tmp_path / "resumed"
     games = config.build()
-    with Store.open(out, config) as store:
+    with TournamentStore.open(out, config) as store:
         local(2).run(specs, [GameRequest.of(g) for g in games[::2]], (),
                      lambda o: store.add(games[o.index], o))
-    with Store.open(out, config) as store:
+    with TournamentStore.open(out, config) as store:
         again = plan(config, store, 2)
         assert [g.index for g in again.missing] == [g.index for g in games[1::2]]
         assert "resuming" in again.summary(2)
