@@ -10,16 +10,17 @@ when they run the same code. (The arena seeds ``random`` by seat, not by bot: tw
 one bot play their swapped games identically there, and every difference is exactly 0.)
 
 For every case the script first plays a bank of deals (``--deals``, 2-player; a quarter of
-that at 4 players), each in every seating of :func:`tournaments.compare.arrangements`, and
-turns each into a :class:`tournaments.compare.DealResult` with the code ``arena compare``
-uses. Then it runs the comparison (:class:`tournaments.compare.Comparison`: the same test,
-minimum, floor and cap) ``--runs`` times on deals drawn from the bank with replacement. For
-equal bots (A vs A) each drawn deal's sign is flipped with probability 1/2: the duplicate
-design makes the distribution of a deal's difference symmetric when the bots are equal, and
-the flip makes the null hypothesis exactly true of the resampled population. ``--live N``
-also runs N whole comparisons per case with freshly dealt games through
-:func:`tournaments.compare.run_comparison` (the command's own loop), as a check on the
-resampling.
+that at 4 players), each in every seating of :func:`tournaments.compare.deals.arrangements`,
+and turns each into a :class:`~tournaments.compare.deals.DealResult` with the code
+``arena compare`` uses. Then it runs the comparison
+(:class:`tournaments.compare.comparison.Comparison`: the same test, minimum, floor and cap)
+``--runs`` times on deals drawn from the bank with replacement. For equal bots (A vs A) each
+drawn deal's sign is flipped with probability 1/2: the duplicate design makes the
+distribution of a deal's difference symmetric when the bots are equal, and the flip makes the
+null hypothesis exactly true of the resampled population. ``--live N`` also runs N whole
+comparisons per case with freshly dealt games through
+:func:`~tournaments.compare.comparison.run_comparison` (the command's own loop), as a check on
+the resampling.
 
 Cases: equal bots (random, a noisy heuristic that keeps a random card a quarter of the time,
 and the deterministic heuristic), and known differences: heuristic against greedy (large),
@@ -49,20 +50,13 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-import tournaments.sprt  # noqa: E402
+import tournaments.compare.sprt  # noqa: E402
 from arena import BotSpec, GameResult  # noqa: E402
-from engine import Variant, new_game  # noqa: E402
+from engine import GameRecord, Variant, new_game, to_record  # noqa: E402
 from engine.strategy import View  # noqa: E402
-from tournaments.compare import (  # noqa: E402
-    Comparison,
-    DealResult,
-    Matchup,
-    PoolRounds,
-    deal_result,
-    deal_seed,
-    run_comparison,
-)
-from tournaments.sprt import SprtSettings, Verdict  # noqa: E402
+from tournaments.compare.comparison import Comparison, PoolRounds, run_comparison  # noqa: E402
+from tournaments.compare.deals import DealResult, Matchup, deal_result, deal_seed  # noqa: E402
+from tournaments.compare.sprt import SprtSettings, Verdict  # noqa: E402
 
 Pick = Callable[[Any], object]
 
@@ -150,8 +144,8 @@ def _seeded(*parts: object) -> None:
 
 
 def play(names: Sequence[str], seed: int, game: int = 0) -> dict[str, Any]:
-    """One game of the named bots (a name may end in ``-2``: the same bot, its own random)
-    dealt from ``seed``: the record's scores, places and (no) faults."""
+    """The record of one game of the named bots (a name may end in ``-2``: the same bot, its
+    own random) dealt from ``seed``."""
     picks = [BOTS[re.sub(r"-\d+$", "", name)] for name in names]
     state = new_game(list(names), seed)
     while not state.over:
@@ -160,7 +154,7 @@ def play(names: Sequence[str], seed: int, game: int = 0) -> dict[str, Any]:
             _seeded(seed, game, seat, names[seat], state.round, state.turn)
             chosen.append(pick(state.observation(seat)))
         state = state.apply(chosen)
-    return {"scores": list(state.final_scores), "places": list(state.places), "faults": []}
+    return to_record(state)
 
 
 class InProcessPool:
@@ -186,15 +180,10 @@ def bank(case: Case, deals: int, seed: int) -> list[DealResult]:
     results = []
     for deal in range(deals):
         cards = deal_seed(seed, deal)
-        records = [play([names[i] for i in seats], cards, k)
+        records = [GameRecord.from_json(play([names[i] for i in seats], cards, k))
                    for k, seats in enumerate(matchup.seatings)]
         results.append(deal_result(matchup, deal, records))
     return results
-
-
-def _flipped(result: DealResult) -> DealResult:
-    return DealResult(result.deal, -result.score, -result.place, result.scores[::-1],
-                      result.places[::-1], result.faults)
 
 
 def resampled(case: Case, deals: Sequence[DealResult], runs: int, seed: int,
@@ -207,7 +196,7 @@ def resampled(case: Case, deals: Sequence[DealResult], runs: int, seed: int,
         comparison = Comparison(matchup, settings, max_games // matchup.games_per_deal, 0)
         while not comparison.done:
             result = rng.choice(deals)
-            comparison.add(_flipped(result) if case.equal and rng.random() < 0.5 else result)
+            comparison.add(result.swapped() if case.equal and rng.random() < 0.5 else result)
         assert comparison.verdict is not None
         outcomes.append((comparison.verdict, comparison.capped, comparison.games))
     return outcomes
@@ -241,7 +230,7 @@ def _summary(outcomes: Sequence[tuple[Verdict, bool, int]]) -> dict[str, float]:
 
 def plug_in_llr(n: int, mean: float, spread: float, shift: float) -> float:
     """The ratio with the sample variance plugged into the known-variance formula (what
-    ``--plug-in`` measures instead of :func:`tournaments.sprt.llr`)."""
+    ``--plug-in`` measures instead of :func:`tournaments.compare.sprt.llr`)."""
     return n * shift * (mean - shift / 2) / (spread * n / (n - 1))
 
 
@@ -249,7 +238,7 @@ def calibrate(task: tuple[Case, int, int, int, int, float, int, bool]) -> dict[s
     """One case: its bank, its resampled runs and its live runs."""
     case, deals, runs, live_runs, seed, margin, max_games, plug_in = task
     if plug_in:
-        tournaments.sprt.llr = plug_in_llr  # type: ignore[assignment]
+        tournaments.compare.sprt.llr = plug_in_llr  # type: ignore[assignment]
     settings = SprtSettings(margin=margin)
     start = time.perf_counter()
     results = bank(case, deals if case.players == 2 else deals // 4, seed)
@@ -298,7 +287,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--case", action="append", help="only cases whose title has this")
     parser.add_argument("--plug-in", action="store_true",
                         help="measure the plug-in ratio instead of the test's (see "
-                        "tournaments.sprt)")
+                        "tournaments.compare.sprt)")
     parser.add_argument("--json", action="store_true", help="end with one JSON line")
     args = parser.parse_args(argv)
     cases = [c for c in CASES if not args.case or any(w in c.title for w in args.case)]

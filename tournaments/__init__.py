@@ -24,7 +24,9 @@ Inside, by responsibility:
 - leagues: :mod:`~tournaments.league` (batches of rounds), :mod:`~tournaments.league_config`,
   :mod:`~tournaments.matchmaking`, :mod:`~tournaments.botcopies` (the league's copies of its
   bots);
-- :mod:`~tournaments.fairness` — how evenly bots share the machine (``arena bench``).
+- :mod:`~tournaments.fairness` — how evenly bots share the machine (``arena bench``);
+- :mod:`tournaments.compare` — ``arena compare``: two versions of a bot on duplicate deals,
+  until a sequential test decides (``compare_bots``, ``prepare_compare``).
 
 Bot processes are ``arena``'s business: this package only calls ``arena``'s public API.
 Names are imported on first use (PEP 562).
@@ -56,6 +58,22 @@ if TYPE_CHECKING:
         check_packages,
         check_runnable,
     )
+    from tournaments.compare.comparison import Comparison
+    from tournaments.compare.deals import CompareError
+    from tournaments.compare.report import (
+        comparison_design,
+        comparison_progress,
+        comparison_summary,
+    )
+    from tournaments.compare.request import (
+        DEFAULT_AGAINST,
+        DEFAULT_MAX_GAMES,
+        CompareRequest,
+        PreparedCompare,
+        compare_bots,
+        prepare_compare,
+    )
+    from tournaments.compare.sprt import Verdict
     from tournaments.config import FileList, TournamentConfig
     from tournaments.executors.executor import Executor, GameOutcome, GameRequest, RunError
     from tournaments.executors.kinds import ExecutorKind, check_executor, make_executor
@@ -99,6 +117,14 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("MIN_MEMORY_MB", "RequestError", "check_bots", "check_memory",
                      "check_options", "check_packages", "check_runnable"),
                     "tournaments.checks"),
+    "Comparison": "tournaments.compare.comparison",
+    "CompareError": "tournaments.compare.deals",
+    **dict.fromkeys(("comparison_design", "comparison_progress", "comparison_summary"),
+                    "tournaments.compare.report"),
+    **dict.fromkeys(("DEFAULT_AGAINST", "DEFAULT_MAX_GAMES", "CompareRequest",
+                     "PreparedCompare", "compare_bots", "prepare_compare"),
+                    "tournaments.compare.request"),
+    "Verdict": "tournaments.compare.sprt",
     **dict.fromkeys(("FileList", "TournamentConfig"), "tournaments.config"),
     **dict.fromkeys(("Executor", "GameOutcome", "GameRequest", "RunError"),
                     "tournaments.executors.executor"),
@@ -129,7 +155,10 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
-    "AllowedPackage", "BatchReport", "BotRow", "DEFAULT_CONFIDENCE", "DEFAULT_PLAYERS", "Entry",
+    "AllowedPackage", "BatchReport", "BotRow", "CompareError", "CompareRequest", "Comparison",
+    "DEFAULT_AGAINST", "DEFAULT_CONFIDENCE", "DEFAULT_MAX_GAMES", "DEFAULT_PLAYERS", "Entry",
+    "PreparedCompare", "Verdict", "compare_bots", "comparison_design", "comparison_progress",
+    "comparison_summary", "prepare_compare",
     "Executor", "ExecutorKind", "FileList", "GAMES_PER_BOT", "GameOutcome",
     "GameRequest", "GameStore", "LOG_NAME", "LeagueConfig", "LeagueError", "LeagueStore",
     "LocalExecutor", "MIN_MEMORY_MB", "Plan", "PlayRequest", "PreparedGame", "PreparedTournament",

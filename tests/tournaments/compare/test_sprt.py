@@ -8,7 +8,7 @@ import statistics
 
 import pytest
 
-from tournaments.sprt import (
+from tournaments.compare.sprt import (
     Running,
     Sequential,
     Side,

@@ -11,10 +11,11 @@ import math
 from tabulate import tabulate
 
 from engine import Variant
-from tournaments.compare import NEW, OLD, Comparison, Matchup
-from tournaments.sprt import Interval, Side, SprtSettings, Verdict
+from tournaments.compare.comparison import Comparison
+from tournaments.compare.deals import NEW, OLD, Matchup
+from tournaments.compare.sprt import Interval, Side, SprtSettings, Verdict
 
-__all__ = ["design_lines", "progress_line", "summary", "verdict_line"]
+__all__ = ["comparison_design", "comparison_progress", "comparison_summary", "verdict_line"]
 
 
 def _signed(value: float, digits: int = 2) -> str:
@@ -33,7 +34,7 @@ def _points(margin: float) -> str:
     return f"{margin:g} point" + ("" if margin == 1 else "s")
 
 
-def design_lines(matchup: Matchup, settings: SprtSettings, *, max_games: int,
+def comparison_design(matchup: Matchup, settings: SprtSettings, *, max_games: int,
                  names: tuple[str, str], others: tuple[str, ...]) -> list[str]:
     """What is played and tested, before the first game."""
     new, old = names
@@ -60,7 +61,7 @@ def _side(ratio: float, side: Side) -> str:
     return f"{ratio:+.2f}" + ("" if side is Side.OPEN else f" ({side.value})")
 
 
-def progress_line(comparison: Comparison) -> str:
+def comparison_progress(comparison: Comparison) -> str:
     """One line of progress: games, the score and place differences so far, the test (a
     side that has decided shows its hypothesis)."""
     test = comparison.test
@@ -106,7 +107,7 @@ def verdict_line(comparison: Comparison, names: tuple[str, str]) -> str:
             f"game, at the test's error rates (decided after {games} games)")
 
 
-def summary(comparison: Comparison, names: tuple[str, str]) -> str:
+def comparison_summary(comparison: Comparison, names: tuple[str, str]) -> str:
     """The one-screen verdict: games, each side's means and faults, the differences with
     their 95% intervals, the test, and :func:`verdict_line` last."""
     rows = [[f"{label} ({names[side]})", f"{comparison.scores[side].mean:.2f}",

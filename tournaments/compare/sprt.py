@@ -1,7 +1,7 @@
 """The sequential test and the intervals of ``arena compare``: is NEW better than OLD?
 
 The data are independent numbers, one per deal: the mean difference NEW − OLD over that
-deal's games (see :mod:`tournaments.compare`). The test is two one-sided sequential
+deal's games (see :mod:`tournaments.compare.deals`). The test is two one-sided sequential
 probability ratio tests (Wald's SPRT; the two-sided form of Sobel and Wald):
 
 * ``better``: H0 mean = 0 against H1 mean = +margin;
