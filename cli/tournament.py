@@ -192,7 +192,7 @@ def _run(prepared: PreparedTournament, *, records: bool, dry_run: bool, yes: boo
         fail(safe_text(str(err)))
     except RunError as err:  # its message may quote a bot's exception
         fail(f"{safe_text(str(err))} (games finished so far are stored in "
-             f"{safe_text(str(out))})", 1)
+             f"{safe_text(str(out))}: the same command resumes)", 1)
     except RayUnavailable as err:
         fail(safe_text(str(err)), 1)
     except (sqlite3.Error, OSError) as err:
