@@ -11,8 +11,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 ARENA = Path(sys.executable).with_name("arena")
 
@@ -58,3 +56,37 @@ def test_1_the_readme_python_api_example_runs_as_a_script(tmp_path: Path) -> Non
                            "at its top level (line 3)"), said
     assert guard in last and said.count("Traceback") == 1 and "resume" not in said
     assert len(said.splitlines()) < 15
+
+
+def test_2_validate_says_the_limits_a_server_applies(tmp_path: Path) -> None:
+    arena(tmp_path, "new-bot", "my_bot")
+    said = " ".join(arena(tmp_path, "validate", "my_bot.py").split())
+    assert "in 1 file, within the limits a server applies by default (16 MiB and 256 files; " \
+           "a server's organiser may set others" in said
+    (tmp_path / "heavy").mkdir()
+    (tmp_path / "heavy" / "bot.py").write_text("def pick(obs):\n    return obs.hand[0]\n")
+    (tmp_path / "heavy" / "weights.bin").write_bytes(bytes(3 << 19))     # 1.5 MiB
+    said = " ".join(arena(tmp_path, "validate", "heavy", "--max-bot-mb", "2").split())
+    assert "Size: 1.5 MiB in 2 files, near the limits given (2 MiB and 256 files)" in said
+    said = " ".join(arena(tmp_path, "validate", "heavy/", "--max-bot-mb", "1", code=1).split())
+    assert "over the limits given (1 MiB and 256 files): a server with these limits refuses " \
+           "it (a tournament of your own takes it with --max-bot-mb 2)" in said
+    assert "OK: heavy loads" not in said
+
+
+def test_3_a_loud_bots_last_lines_are_what_it_printed_last(tmp_path: Path) -> None:
+    (tmp_path / "loud.py").write_text(
+        "def pick(obs):\n"
+        "    for _ in range(40):\n"
+        "        print('x' * 5000)\n"
+        "    print(f'picked in round {obs.round}, turn {obs.turn}, of {len(obs.players)}')\n"
+        "    return obs.hand[0]\n\n"
+        "def end_game(result):\n"
+        "    print('the very last words, game of', len(result['players']))\n")
+    said = arena(tmp_path, "validate", "loud.py")
+    shown = [line for line in said.splitlines() if line.startswith("  | ")]
+    assert shown[-1] == "  | the very last words, game of 5"
+    assert shown[-2].startswith("  | picked in round 3, turn ")
+    assert "these are the last lines it printed" in said
+    assert max(map(len, said.splitlines())) < 400    # a long line is cut, saying so
+    assert "(4700 more characters)" in said
