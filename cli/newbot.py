@@ -19,7 +19,8 @@ TEMPLATE = '''\
 
 Describe your strategy here. This file is the whole bot: the arena loads it in a sandbox, calls
 new_game(obs) once per game, pick(obs) for every card, and end_game(result) after the game.
-Only the standard library and the `engine` package can be imported. See docs/bots.md.
+The standard library, the `engine` package and numpy can be imported (an organiser may allow
+more). See docs/bots.md.
 
 Try it:
     arena validate {file}                 # explains every problem it finds
@@ -88,8 +89,8 @@ def pick(obs):
 
 
 def end_game(result):
-    """Optional: called after the last pick with a dict: seat, seed, players, scores, places,
-    puddings (each per seat)."""
+    """Optional: called after the last pick with a dict: seat (yours), and per seat players,
+    scores, places (1 = best) and puddings."""
 '''
 
 

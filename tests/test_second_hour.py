@@ -5,6 +5,7 @@ in a folder of their own outside the checkout, as they would.
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
@@ -90,3 +91,15 @@ def test_3_a_loud_bots_last_lines_are_what_it_printed_last(tmp_path: Path) -> No
     assert "these are the last lines it printed" in said
     assert max(map(len, said.splitlines())) < 400    # a long line is cut, saying so
     assert "(4700 more characters)" in said
+
+
+def test_7_the_new_bot_template_says_what_end_game_gets(tmp_path: Path) -> None:
+    arena(tmp_path, "new-bot", "my_bot")
+    source = (tmp_path / "my_bot.py").read_text()
+    doc = source.split("def end_game(result):", 1)[1]
+    documented = set(re.findall(r"\b(seat|seed|players|scores|places|puddings)\b", doc))
+    (tmp_path / "my_bot.py").write_text(source + "    print('end_game got', sorted(result))\n")
+    said = arena(tmp_path, "validate", "my_bot.py")
+    got = re.search(r"end_game got (\[.*\])", said)
+    assert got is not None and set(ast.literal_eval(got.group(1))) == documented
+    assert "numpy" in source.split('"""', 2)[1]
