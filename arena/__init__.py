@@ -46,7 +46,14 @@ if TYPE_CHECKING:
         read_bot,
         write_tree,
     )
-    from arena.bots import ARCHIVES, BotLoadError, BotSpec, bot_stem, resolve_bots
+    from arena.bots import (
+        ARCHIVES,
+        BotLoadError,
+        BotSpec,
+        bot_stem,
+        missing_bot_hint,
+        resolve_bots,
+    )
     from arena.game.faults import FAULT_KINDS, MAX_FAULTS, Fault, FaultKind
     from arena.game.result import GameResult, SeatTiming, TurnReport
     from arena.isolation.bwrap import SandboxUnavailable
@@ -80,7 +87,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     **{n: ("arena.pool", n) for n in ("BotPool", "check_sandbox")},
     **{n: ("arena.options", n) for n in ("ArenaOptions", "tournament_secret")},
     **{n: ("arena.bots", n) for n in ("ARCHIVES", "BotLoadError", "BotSpec", "bot_stem",
-                                       "resolve_bots")},
+                                       "missing_bot_hint", "resolve_bots")},
     **{n: ("arena.botfiles", n) for n in ("ARCHIVE_SUFFIXES", "BotFiles", "BotFilesError",
                                            "BotLimits", "read_archive", "read_bot",
                                            "write_tree")},
@@ -111,7 +118,8 @@ __all__ = [
     "PROBES", "Package", "PackageError", "Protections", "SandboxMode", "SandboxUnavailable",
     "SeatTiming", "TurnReport", "Validation", "api_games_per_s", "arena_overhead", "best_rate",
     "bot_stem", "check_name", "check_sandbox", "doctor_report", "fanout_round_trip_us",
-    "log_path", "pipe_round_trip_us", "playout_games_per_s", "printed_lines", "protections",
+    "log_path", "missing_bot_hint", "pipe_round_trip_us", "playout_games_per_s",
+    "printed_lines", "protections",
     "read_archive", "read_bot", "resolve_bots", "resolve_packages", "safe_bytes", "safe_text",
     "setup_logging", "tournament_secret", "usable_cores", "validation_report", "write_tree",
 ]
