@@ -102,7 +102,8 @@ def tournament_command(
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Print the schedule and stop.")] = False,
     yes: Annotated[bool, typer.Option(
-        "--yes", "-y", help="Do not ask before a run estimated to take over an hour.")] = False,
+        "--yes", "-y", help="Do not ask before resuming a run its stored games say takes "
+        "over an hour.")] = False,
     quiet: Annotated[bool, typer.Option(
         "--quiet", "-q", help="No progress display.")] = False,
     executor: Annotated[ExecutorKind, typer.Option(
@@ -214,8 +215,10 @@ def _run(prepared: PreparedTournament, *, records: bool, dry_run: bool, yes: boo
 
 
 def _confirm(the_plan: Plan, yes: bool) -> None:
-    """Ask before a run estimated to take over an hour (not with --yes, nor without a tty)."""
-    if (the_plan.estimate > CONFIRM_SECONDS and not yes and sys.stdin.isatty()
-            and not typer.confirm(f"This may take {format_duration(the_plan.estimate)}. "
-                                  "Start?", default=True)):
+    """Ask before a run its stored games say takes over an hour (not with --yes, nor without
+    a tty; a new tournament has no times yet: its progress shows the time left)."""
+    estimate = the_plan.estimate
+    if (estimate is not None and estimate > CONFIRM_SECONDS and not yes and sys.stdin.isatty()
+            and not typer.confirm(f"This may take {format_duration(estimate)}. Start?",
+                                  default=True)):
         raise typer.Exit(1)
