@@ -6,10 +6,12 @@ in a folder of their own outside the checkout, as they would.
 from __future__ import annotations
 
 import ast
+import json
 import re
 import subprocess
 import sys
 import textwrap
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -103,3 +105,36 @@ def test_7_the_new_bot_template_says_what_end_game_gets(tmp_path: Path) -> None:
     got = re.search(r"end_game got (\[.*\])", said)
     assert got is not None and set(ast.literal_eval(got.group(1))) == documented
     assert "numpy" in source.split('"""', 2)[1]
+
+
+def test_8_smaller_things(tmp_path: Path) -> None:
+    # A misspelt card: what the bot probably meant.
+    (tmp_path / "typo.py").write_text("def pick(obs):\n    return 'tempora'\n")
+    said = " ".join(arena(tmp_path, "validate", "typo.py", code=1).split())
+    assert "'tempora' is not a card name (did you mean 'tempura'?)" in said
+    # A bare name is a built-in bot; every command says which file was meant.
+    arena(tmp_path, "new-bot", "my_bot")
+    for command in (["validate", "my_bot"], ["play", "my_bot", "greedy"],
+                    ["tournament", "my_bot", "greedy", "--dry-run"],
+                    ["submit", "http://127.0.0.1:9", "my_bot", "--token", "t"]):
+        said = arena(tmp_path, *command, code=2)
+        assert said.strip().endswith("(did you mean my_bot.py?)"), said
+    said = arena(tmp_path, "play", "my_bto.py", "gredy", code=2)
+    assert said.strip() == "error: no such bot file: my_bto.py (did you mean my_bot.py?)"
+    said = arena(tmp_path, "play", "my_bot.py", "gredy", code=2)
+    assert said.strip().endswith("gredy (did you mean greedy?)")
+    # arena play shows the hand each pick was made from.
+    said = arena(tmp_path, "play", "my_bot.py", "greedy", "--seed", "3", "--record", "g.json")
+    record = json.loads((tmp_path / "g.json").read_text())
+    lines = said.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("  T1 "))
+    first = lines[at]
+    for line in lines[at + 1:]:                     # wrapped at 80 columns
+        if not line.startswith(" " * 20):
+            break
+        first += " " + line.strip()
+    dealt = Counter(record["rounds"][0]["hands"][0])
+    hand = dict(re.findall(r"(\w+)(?: x(\d))?", first.split(" from ")[1]))
+    assert {card: int(n or 1) for card, n in hand.items()} == dealt
+    assert record["rounds"][0]["picks"][0][0][0] in first.split(" from ")[0]
+    assert "its replay page: arena publish g.json --site DIR" in said
