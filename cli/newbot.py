@@ -11,6 +11,8 @@ from typing import Annotated
 
 import typer
 
+from cli.common import program
+
 __all__ = ["FOLDER_TEMPLATE", "TEMPLATE", "WEIGHTS", "bot_path", "new_bot_command", "write_bot",
            "write_folder_bot"]
 
@@ -209,4 +211,4 @@ def new_bot_command(
         raise typer.Exit(2) from None
     what = "bot.py and weights.json" if folder else "pick()"
     typer.echo(f"wrote {path}{'/' if folder else ''}: edit {what}, then run "
-               f"`arena validate {path}`")
+               f"`{program()} validate {path}`")

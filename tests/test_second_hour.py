@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import shlex
 import subprocess
 import sys
 import textwrap
@@ -96,7 +97,9 @@ def test_3_a_loud_bots_last_lines_are_what_it_printed_last(tmp_path: Path) -> No
 
 
 def test_7_the_new_bot_template_says_what_end_game_gets(tmp_path: Path) -> None:
-    arena(tmp_path, "new-bot", "my_bot")
+    said = arena(tmp_path, "new-bot", "my_bot")
+    hint = re.search(r"then run `(.+)`", said)       # a command that works here, as written
+    assert hint is not None and "OK: my_bot" in run(tmp_path, *shlex.split(hint.group(1)))
     source = (tmp_path / "my_bot.py").read_text()
     doc = source.split("def end_game(result):", 1)[1]
     documented = set(re.findall(r"\b(seat|seed|players|scores|places|puddings)\b", doc))
