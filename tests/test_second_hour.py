@@ -15,6 +15,8 @@ import textwrap
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 ARENA = Path(sys.executable).with_name("arena")
 
@@ -141,3 +143,27 @@ def test_8_smaller_things(tmp_path: Path) -> None:
     assert {card: int(n or 1) for card, n in hand.items()} == dealt
     assert record["rounds"][0]["picks"][0][0][0] in first.split(" from ")[0]
     assert "its replay page: arena publish g.json --site DIR" in said
+
+
+def quickstart(doc: Path, heading: str) -> list[list[str]]:
+    """The commands of the shell blocks in ``doc``'s section ``heading``, comments dropped."""
+    section = doc.read_text().split(f"\n{heading}\n", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```(?:bash|sh)\n(.*?)```", section, re.S)
+    lines = (line.split(" #", 1)[0].strip() for block in blocks for line in block.splitlines())
+    return [shlex.split(line) for line in lines if line]
+
+
+@pytest.mark.parametrize(("doc", "heading"), [("README.md", "## Quickstart"),
+                                              ("docs/bots.md", "## Quick start")])
+def test_7_the_quick_starts_run_as_written(tmp_path: Path, doc: str, heading: str) -> None:
+    """Each command of the quick start, in a folder of one's own (tournaments as dry runs;
+    the test suite and the shell's activation aside)."""
+    ran = []
+    for words in quickstart(ROOT / doc, heading):
+        if words[0] in ("bin/test", "source"):
+            continue
+        assert words[0] in ("bin/arena", "arena"), words
+        args = words[1:] + (["--dry-run"] if words[1] == "tournament" else [])
+        arena(tmp_path, *args)
+        ran.append(args[0])
+    assert {"new-bot", "validate", "play", "tournament"} <= set(ran)
