@@ -214,7 +214,8 @@ def run_command(
     except LeagueError as err:
         fail(safe_text(str(err)))
     except RunError as err:
-        fail(f"{safe_text(str(err))} (games finished so far are stored in {shown})", 1)
+        fail(f"{safe_text(str(err))} (games finished so far are stored in {shown}: "
+             f"arena league run {shown} finishes the batch)", 1)
     except (StoreError, sqlite3.Error, OSError) as err:
         fail(safe_text(f"cannot play the league in {directory}: {err}"), 1)
     except KeyboardInterrupt:

@@ -24,7 +24,7 @@ from typing import Annotated, Any
 
 import typer
 
-from arena import BotFiles, BotFilesError, BotLimits, read_bot, safe_text
+from arena import BotFiles, BotFilesError, BotLimits, missing_bot_hint, read_bot, safe_text
 from cli.common import fail
 
 __all__ = ["submit_command"]
@@ -158,7 +158,8 @@ def submit_command(
     if not url.startswith(("http://", "https://")):
         fail(f"the URL must start with http:// or https://, not {safe_text(url)}")
     if not bot.exists():
-        fail(f"cannot read {safe_text(str(bot))}: no such file or folder")
+        fail(f"cannot read {safe_text(str(bot))}: no such file or folder"
+             + safe_text(missing_bot_hint(str(bot))))
     limits = _server_limits(url)
     files = _read(bot, limits or BotLimits(), url if limits else None)
     if files.kind == "file":

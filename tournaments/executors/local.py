@@ -30,6 +30,7 @@ from tournaments.executors.executor import (
     RunError,
     play_one,
 )
+from tournaments.executors.guard import REIMPORTED, REIMPORTED_TEXT, inheriting, unguarded_call
 
 __all__ = ["LocalExecutor", "PoolFactory", "arena_pool"]
 
@@ -161,6 +162,11 @@ class _Session:
         self.close(graceful=exc[0] is None)
 
     def _start(self) -> None:
+        problem = unguarded_call()
+        if problem is not None:
+            raise RunError(problem)
+        if inheriting():    # a worker importing an unguarded main script: it says so by this
+            os._exit(REIMPORTED)
         # The workers' interpreters must not import from the current folder: a bot file named
         # random.py there would replace the standard module in the arena itself.
         os.environ["PYTHONSAFEPATH"] = "1"
@@ -202,14 +208,21 @@ class _Session:
                 done, error = self.results.get(timeout=_POLL_SECONDS)
             except queue.Empty:
                 if not any(p.is_alive() for p in self.procs):
-                    raise RunError(f"the worker processes ended with {len(pending)} games "
-                                   "unplayed; run the same command again to resume") from None
+                    raise RunError(self._ended(len(pending))) from None
                 continue
             if not isinstance(done, GameOutcome):
                 where = "" if done is None else f"game {done + 1}: "
                 raise RunError(f"{where}{error}")
             pending.discard(done.index)
             on_finished(done)
+
+    def _ended(self, pending: int) -> str:
+        """Why the workers all ended with ``pending`` games unplayed."""
+        codes = sorted({p.exitcode for p in self.procs if p.exitcode is not None})
+        if REIMPORTED in codes:
+            return REIMPORTED_TEXT
+        status = f" (exit status {', '.join(map(str, codes))})" if codes else ""
+        return f"the worker processes ended{status} with {pending} games unplayed"
 
     def close(self, *, graceful: bool = True) -> None:
         """Stop the workers (``graceful``: let them finish and close their pools first)."""
