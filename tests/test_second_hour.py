@@ -163,7 +163,8 @@ def test_7_the_quick_starts_run_as_written(tmp_path: Path, doc: str, heading: st
         if words[0] in ("bin/test", "source"):
             continue
         assert words[0] in ("bin/arena", "arena"), words
-        args = words[1:] + (["--dry-run"] if words[1] == "tournament" else [])
+        args = words[1:] + {"tournament": ["--dry-run"], "compare": ["--max-games", "8"]}.get(
+            words[1], [])
         arena(tmp_path, *args)
         ran.append(args[0])
     assert {"new-bot", "validate", "play", "tournament"} <= set(ran)
