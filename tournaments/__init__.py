@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     from tournaments.config import FileList, TournamentConfig
     from tournaments.executors.executor import Executor, GameOutcome, GameRequest, RunError
     from tournaments.executors.kinds import ExecutorKind, check_executor, make_executor
-    from tournaments.executors.local import LocalExecutor
+    from tournaments.executors.local import LastingExecutor, LocalExecutor
     from tournaments.executors.ray import RayExecutor, RayUnavailable
     from tournaments.fairness import SITUATIONS, core_share
     from tournaments.league import (
@@ -104,7 +104,7 @@ _EXPORTS: dict[str, str] = {
                     "tournaments.executors.executor"),
     **dict.fromkeys(("ExecutorKind", "check_executor", "make_executor"),
                     "tournaments.executors.kinds"),
-    "LocalExecutor": "tournaments.executors.local",
+    **dict.fromkeys(("LastingExecutor", "LocalExecutor"), "tournaments.executors.local"),
     **dict.fromkeys(("RayExecutor", "RayUnavailable"), "tournaments.executors.ray"),
     **dict.fromkeys(("SITUATIONS", "core_share"), "tournaments.fairness"),
     **dict.fromkeys(("DEFAULT_CONFIDENCE", "BatchReport", "LeagueError", "add_to_league",
@@ -131,7 +131,8 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "AllowedPackage", "BatchReport", "BotRow", "DEFAULT_CONFIDENCE", "DEFAULT_PLAYERS", "Entry",
     "Executor", "ExecutorKind", "FileList", "GAMES_PER_BOT", "GameOutcome",
-    "GameRequest", "GameStore", "LOG_NAME", "LeagueConfig", "LeagueError", "LeagueStore",
+    "GameRequest", "GameStore", "LOG_NAME", "LastingExecutor", "LeagueConfig", "LeagueError",
+    "LeagueStore",
     "LocalExecutor", "MIN_MEMORY_MB", "Plan", "PlayRequest", "PreparedGame", "PreparedTournament",
     "ProgressView", "Ranking", "RatingPoint", "RayExecutor", "RayUnavailable", "RequestError",
     "RunError", "SITUATIONS", "ScheduleKind", "StoreError", "StoredGame", "TournamentConfig",
