@@ -12,6 +12,8 @@ Two schedules:
   one deal in every seat rotation: as many whole cycles as fit in the games asked for (at least
   one), all planned at once;
 - ``matchmaking``: the league's own matchmaking, round by round, for the games asked for.
+
+Its entries keep their names, authors and version numbers (the league's).
 """
 
 from __future__ import annotations
@@ -128,7 +130,7 @@ def create_final(directory: Path, *, games: int, schedule: FinalSchedule) -> Fin
         with LeagueStore.create(scratch / FINAL_DIR, final_config) as store:
             store.set_packages(packages or ())
             for entry, bot in files:
-                store.entries.add(entry.name, bot, entry.author)
+                store.entries.add(entry.name, bot, entry.author, version=entry.version)
             entries = store.entries.all()
             total = games // cycle * cycle if cycle else games
             store.set_meta_value("final_schedule", schedule.value)

@@ -31,5 +31,5 @@ def seating_rule(sizes: Sequence[int]) -> str:
     """What a new league needs before its first game, in one sentence."""
     need = max(sizes)
     shown = "/".join(map(str, sorted(sizes)))
-    return (f"games start once active entries of {need} different authors are in "
-            f"({shown}-player tables; two entries of one author never share a table)")
+    return (f"games need at least {need} active entries, no two of one author "
+            f"({shown}-player tables: two entries of one author never share a table)")

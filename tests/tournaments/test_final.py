@@ -36,7 +36,9 @@ def test_the_seating_problem_in_words(tmp_path):
         "3-player tables need entries of 3 different authors: 2 so far"
     store.entries.retire("c")
     assert seating_problem((2,), store.entries.all()).endswith(": 1 so far")
-    assert "4 different authors" in seating_rule((3, 4))
+    assert seating_rule((3, 4)) == ("games need at least 4 active entries, no two of one "
+                                    "author (3/4-player tables: two entries of one author "
+                                    "never share a table)")
     with pytest.raises(LeagueError, match="4-player tables need 4"):
         play_batch(store, local(), games=8)
 
