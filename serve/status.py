@@ -24,7 +24,7 @@ from pathlib import Path
 
 from serve.games import Report
 from serve.season import Phase, Season, SeasonView, shown_time
-from tournaments import LeagueStore, StoreError, authors
+from tournaments import LeagueStore, StoreError, authors, seating_problem
 
 __all__ = ["GameMonitor", "Status"]
 
@@ -96,6 +96,7 @@ class _Seen:
     games: int = 0
     entries: int = 0
     authors: int = 0
+    seating: str | None = None           #: why the entries cannot be seated now
     samples: collections.deque[tuple[float, int]] = field(
         default_factory=lambda: collections.deque(maxlen=int(RATE_SECONDS) * 2 + 8))
 
@@ -182,12 +183,14 @@ class GameMonitor:
                     self._seen.last_error = report.detail
         games = store.count()
         entries = store.entries.all()
+        seating = seating_problem(store.config().players, entries)
         final = self.season.view().final
         with self._lock:
             seen = self._seen
             seen.games = games
             seen.entries = sum(1 for e in entries if e.active)
             seen.authors = authors(entries)
+            seen.seating = seating
             seen.samples.append((time.monotonic(), games + (final.played if final else 0)))
 
     def _restart_if_ended(self, ended_at: float) -> float:
@@ -228,7 +231,8 @@ def _state(seen: _Seen) -> tuple[bool, str | None]:
         return False, "the season is over: the final leaderboard is published"
     if report.state == "error":
         return False, "the games failed and are tried again (last_error says why)"
-    return False, report.detail or "nothing to play"
+    # The entries as sampled with the counts (the game process looks every few seconds).
+    return False, seen.seating or report.detail or "nothing to play"
 
 
 def _rate(samples: list[tuple[float, int]]) -> float:
