@@ -57,7 +57,14 @@ class LiveSite:
         self._at = 0.0
 
     def site(self) -> Site:
-        with self._lock:
+        """The site now; while one request rebuilds it, the others get the previous one
+        rather than wait."""
+        if self._site is not None and time.monotonic() - self._at < REFRESH_SECONDS:
+            return self._site
+        if not self._lock.acquire(blocking=self._site is None):
+            assert self._site is not None
+            return self._site
+        try:
             now = time.monotonic()
             if self._site is not None and now - self._at < REFRESH_SECONDS:
                 return self._site
@@ -71,6 +78,8 @@ class LiveSite:
                 self._key = key
             self._at = now
             return self._site
+        finally:
+            self._lock.release()
 
     def replay(self, index: int) -> str:
         site = self.site()

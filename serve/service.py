@@ -180,8 +180,15 @@ class Competition:
 
     def ranking(self) -> Ranking:
         """The leaderboard now: rebuilt when the league changed, at most every
-        :data:`RANKING_SECONDS` (games arrive continuously; a rebuild rates every game)."""
-        with self._ranking_lock:
+        :data:`RANKING_SECONDS` (games arrive continuously; a rebuild rates every game). While
+        one request rebuilds it, the others get the previous one rather than wait."""
+        cached = self._ranking
+        if cached is not None and time.monotonic() - cached[1] < RANKING_SECONDS:
+            return cached[2]
+        if not self._ranking_lock.acquire(blocking=cached is None):
+            assert cached is not None
+            return cached[2]
+        try:
             cached = self._ranking
             if cached is not None and time.monotonic() - cached[1] < RANKING_SECONDS:
                 return cached[2]
@@ -191,6 +198,8 @@ class Competition:
                            else store.ranking())
             self._ranking = (key, time.monotonic(), ranking)
             return ranking
+        finally:
+            self._ranking_lock.release()
 
     def final_ranking(self) -> Ranking:
         """The final leaderboard; :class:`Refused` (404) before the final is over."""
