@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
@@ -65,13 +66,15 @@ def main() -> None:
         server.wait_games(8, timeout=300)
         tokens = {f"s{i}": server.participant(f"s{i}", organiser)
                   for i in range(args.submitters)}
-        start = {**memory(server.proc.pid), "games": server.games()}
+        start = {**memory(server.proc.pid), "games": server.games(),
+                 "load_average": os.getloadavg()[0]}
         began = time.monotonic()
         report = run_load(server.url, tokens, names, readers=args.readers,
                           seconds=args.seconds, think=args.think, every=args.every)
         took = time.monotonic() - began
         status = server.get("/api/status")[1]
-        end = {**memory(server.proc.pid), "games": status["games"]}
+        end = {**memory(server.proc.pid), "games": status["games"],
+               "load_average": os.getloadavg()[0]}
         before = {(name, 1) for name in names}
         problems = check_entries(lg, report, before)
     finally:
@@ -94,6 +97,8 @@ def main() -> None:
           f"all {end['all_mib']} MiB ({end['processes']} processes)")
     print(f"games: {start['games']} -> {end['games']} in {took:.0f} s: "
           f"{result['games_per_s']} games/s (status: {status['games_per_s']} games/s)")
+    print(f"this machine's load average: {start['load_average']:.1f} at the start, "
+          f"{end['load_average']:.1f} at the end ({os.cpu_count()} cores)")
     if args.out:
         args.out.write_text(json.dumps(result, indent=1) + "\n")
 

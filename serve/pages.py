@@ -12,7 +12,7 @@ that shows its author (by their token) the bot's log and faults.
 from __future__ import annotations
 
 import threading
-import time
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from urllib.parse import quote
@@ -24,12 +24,13 @@ from starlette.routing import BaseRoute, Route
 
 from engine import RecordError
 from publish.botpage import bot_page
-from publish.data import TournamentData, load_data
+from publish.data import BotData, TournamentData, load_data
 from publish.html import esc, page, slugs
 from publish.pages import Site, games_page, index_page, replay_page
 from publish.replay import replay_data
 from publish.site import ASSETS
 from serve.botlogs import entry_name
+from serve.cache import Rebuilt
 from serve.errors import Refused
 from serve.help import DOCS, STARTER_NAME, docs_page
 from serve.season import Phase
@@ -47,39 +48,42 @@ _SERVED = (*ASSETS, "submit.js", "botlog.js")
 
 class LiveSite:
     """The published site of the league in ``directory`` as it is now (rebuilt when it is
-    older than :data:`REFRESH_SECONDS` and the league changed)."""
+    older than :data:`REFRESH_SECONDS` and the league changed, see :class:`serve.cache.Rebuilt`),
+    and its pages once rendered."""
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
+        self._site = Rebuilt(self._build, self._fingerprint, min_age=REFRESH_SECONDS)
+        self._pages: dict[str, str] = {}
+        self._pages_of: Site | None = None
         self._lock = threading.Lock()
-        self._site: Site | None = None
-        self._key: tuple[int, int] | None = None
-        self._at = 0.0
+
+    def _fingerprint(self) -> tuple[int, int]:
+        with LeagueStore.open(self.directory) as store:
+            return store.fingerprint()
+
+    def _build(self) -> Site:
+        data: TournamentData = load_data(self.directory)
+        site = Site(data, slugs(data.names), [g.index for g in data.games], None)
+        site.live = True
+        return site
 
     def site(self) -> Site:
-        """The site now; while one request rebuilds it, the others get the previous one
-        rather than wait."""
-        if self._site is not None and time.monotonic() - self._at < REFRESH_SECONDS:
-            return self._site
-        if not self._lock.acquire(blocking=self._site is None):
-            assert self._site is not None
-            return self._site
-        try:
-            now = time.monotonic()
-            if self._site is not None and now - self._at < REFRESH_SECONDS:
-                return self._site
-            with LeagueStore.open(self.directory) as store:
-                key = store.fingerprint()
-            if self._site is None or key != self._key:
-                data: TournamentData = load_data(self.directory)
-                site = Site(data, slugs(data.names), [g.index for g in data.games], None)
-                site.live = True
-                self._site = site
-                self._key = key
-            self._at = now
-            return self._site
-        finally:
-            self._lock.release()
+        return self._site.get()
+
+    def page(self, name: str, render: Callable[[Site], str]) -> str:
+        """The page ``name`` of the site now, rendered once per build of the site."""
+        site = self.site()
+        with self._lock:
+            if self._pages_of is not site:
+                self._pages, self._pages_of = {}, site
+            found = self._pages.get(name)
+        if found is None:
+            found = render(site)
+            with self._lock:
+                if self._pages_of is site:
+                    self._pages[name] = found
+        return found
 
     def replay(self, index: int) -> str:
         site = self.site()
@@ -143,6 +147,14 @@ def submit_page(heading: str, comp: Competition) -> str:
                 heading=heading, kind="league", live=True)
 
 
+def _bot(site: Site, page: str) -> BotData:
+    """The bot whose page is ``page`` (``NAME.html``); :class:`Refused` (404) if none."""
+    for data in site.data.bots:
+        if f"{site.slugs[data.name]}.html" == page:
+            return data
+    raise Refused(404, "no such bot")
+
+
 def _root(path: str) -> str:
     """The relative path from the page at ``path`` to the site's top."""
     return "../" * (path.strip("/").count("/"))
@@ -171,10 +183,12 @@ def page_routes(comp: Competition, monitor: GameMonitor, *, starter: str | None 
             return await run_in_threadpool(which.site)
 
         async def index(request: Request) -> Response:
-            return html(request, index_page(await site(request)))
+            await site(request)
+            return html(request, await run_in_threadpool(which.page, "index", index_page))
 
         async def games(request: Request) -> Response:
-            return html(request, games_page(await site(request)))
+            await site(request)
+            return html(request, await run_in_threadpool(which.page, "games", games_page))
 
         async def game(request: Request) -> Response:
             name = request.path_params["name"]
@@ -187,15 +201,13 @@ def page_routes(comp: Competition, monitor: GameMonitor, *, starter: str | None 
         async def bot(request: Request) -> Response:
             found = await site(request)
             wanted = request.path_params["name"]
-            for data in found.data.bots:
-                if f"{found.slugs[data.name]}.html" == wanted:
-                    root = _root(request.url.path)
-                    private = BOT_LOG.format(
-                        api=esc(f"{root}api/bots/{quote(entry_name(data.name))}/log"),
-                        root=esc(root))
-                    text = bot_page(found, data).replace("</main>", private + "\n</main>", 1)
-                    return html(request, text)
-            raise Refused(404, "no such bot")
+            data = _bot(found, wanted)
+            root = _root(request.url.path)
+            private = BOT_LOG.format(
+                api=esc(f"{root}api/bots/{quote(entry_name(data.name))}/log"), root=esc(root))
+            text = await run_in_threadpool(
+                which.page, f"bot/{wanted}", lambda now: bot_page(now, _bot(now, wanted)))
+            return html(request, text.replace("</main>", private + "\n</main>", 1))
 
         async def top(request: Request) -> Response:
             return RedirectResponse(f"{prefix}/index.html")

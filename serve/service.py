@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from pathlib import Path
 
 from arena import ARCHIVE_SUFFIXES, ArenaOptions
 from serve.accounts import AccountError, Accounts, Participant, Who
 from serve.botlogs import bot_log
+from serve.cache import Rebuilt
 from serve.errors import Refused
 from serve.season import Season, SeasonView
 from serve.uploads import UPLOAD_HEADROOM, Submitted, read_upload
@@ -48,8 +48,7 @@ class Competition:
         self.bot_limits = options.bot_limits
         self.max_upload = self.bot_limits.max_bytes + UPLOAD_HEADROOM
         self._lock = threading.Lock()              # entries change one at a time
-        self._ranking_lock = threading.Lock()      # one leaderboard rebuilt at a time
-        self._ranking: tuple[tuple[int, int], float, Ranking] | None = None
+        self._ranking = Rebuilt(self._rank, self._fingerprint, min_age=RANKING_SECONDS)
 
     def close(self) -> None:
         self.validator.close()
@@ -180,26 +179,17 @@ class Competition:
 
     def ranking(self) -> Ranking:
         """The leaderboard now: rebuilt when the league changed, at most every
-        :data:`RANKING_SECONDS` (games arrive continuously; a rebuild rates every game). While
-        one request rebuilds it, the others get the previous one rather than wait."""
-        cached = self._ranking
-        if cached is not None and time.monotonic() - cached[1] < RANKING_SECONDS:
-            return cached[2]
-        if not self._ranking_lock.acquire(blocking=cached is None):
-            assert cached is not None
-            return cached[2]
-        try:
-            cached = self._ranking
-            if cached is not None and time.monotonic() - cached[1] < RANKING_SECONDS:
-                return cached[2]
-            with LeagueStore.open(self.directory) as store:
-                key = store.fingerprint()
-                ranking = (cached[2] if cached is not None and cached[0] == key
-                           else store.ranking())
-            self._ranking = (key, time.monotonic(), ranking)
-            return ranking
-        finally:
-            self._ranking_lock.release()
+        :data:`RANKING_SECONDS` (and no more than :data:`serve.cache.SHARE` of the time: a
+        rebuild rates every game); meanwhile the previous one."""
+        return self._ranking.get()
+
+    def _fingerprint(self) -> tuple[int, int]:
+        with LeagueStore.open(self.directory) as store:
+            return store.fingerprint()
+
+    def _rank(self) -> Ranking:
+        with LeagueStore.open(self.directory) as store:
+            return store.ranking()
 
     def final_ranking(self) -> Ranking:
         """The final leaderboard; :class:`Refused` (404) before the final is over."""
