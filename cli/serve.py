@@ -226,10 +226,9 @@ def _serve(sock: socket.socket, directory: Path, host: str, port: int,
 
         try:
             comp.season.set_deadline(when)
-        except Refused as err:
-            comp.close()
-            fail(f"--deadline: {safe_text(err.message)}")
-        typer.echo(f"submissions close at {shown_time(when)}")
+            typer.echo(f"submissions close at {shown_time(when)}")
+        except Refused as err:             # the final has started: the season's deadline stays
+            typer.echo(f"--deadline is not used: {safe_text(err.message)}")
     token = comp.accounts.ensure_organiser()
     if token is not None:
         typer.echo(f"organiser token: {token}")

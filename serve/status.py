@@ -204,7 +204,9 @@ class GameMonitor:
             log.error("%s; starting it again in %g s", how, RESTART_SECONDS)
             with self._lock:
                 self._seen.ended = how
-                self._seen.last_error = how
+                report = self._seen.report
+                if report is None or report.state != "error":   # else that error says why
+                    self._seen.last_error = how
             return now
         if now - ended_at < RESTART_SECONDS:
             return ended_at
