@@ -58,8 +58,11 @@ SERVE_LOG = "serve.log"
 def _listen(host: str, port: int) -> socket.socket:
     """A socket listening on ``host:port``, or exit with the reason (nothing made yet)."""
     try:
-        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
-        sock = socket.socket(family, socket.SOCK_STREAM)
+        family, kind, proto, *_ = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                                     proto=socket.IPPROTO_TCP)[0]
+        # IPPROTO_TCP, not 0: asyncio turns Nagle's algorithm off only on such sockets (else
+        # a response's two writes wait 40 ms for the client's delayed ACK).
+        sock = socket.socket(family, kind, proto)
     except OSError as err:
         fail(f"cannot listen on {safe_text(host)}:{port}: {safe_text(str(err))}")
     try:

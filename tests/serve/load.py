@@ -134,7 +134,7 @@ async def _load(url: str, tokens: dict[str, str], bots: list[str], *, readers: i
                  for _ in range(readers)]
         tasks += [_submitter(client, report, end, who, token, every, random.Random(rng.random()))
                   for who, token in tokens.items()]
-        await asyncio.gather(*tasks)
+        await asyncio.gather(*tasks, asyncio.sleep(seconds))    # the whole time, if idle
     return report
 
 

@@ -43,6 +43,18 @@ def test_a_busy_port_makes_and_prints_nothing(tmp_path):
     assert done.stdout == "" and not (tmp_path / "lg").exists()
 
 
+def test_the_listening_socket_is_tcp_so_replies_are_not_held_back():
+    # asyncio turns Nagle's algorithm off only on sockets of protocol IPPROTO_TCP: on any
+    # other, each answer on a kept-alive connection waited 40 ms for the client's delayed ACK.
+    from cli.serve import _listen
+
+    sock = _listen("127.0.0.1", 0)
+    try:
+        assert sock.proto == socket.IPPROTO_TCP and sock.type == socket.SOCK_STREAM
+    finally:
+        sock.close()
+
+
 def test_a_served_league_says_why_it_waits_then_plays_on_lasting_workers(tmp_path):
     lg = tmp_path / "lg"
     server = Server(lg, "--players", "4")
