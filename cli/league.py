@@ -43,6 +43,7 @@ from tournaments import (
     packages_text,
     play_batch,
     ranking_table,
+    seating_rule,
     write_rankings,
 )
 
@@ -95,6 +96,7 @@ def new_command(
                                    if config.variant else "") + ")")
     typer.echo(f"bots: at most {limits.max_bytes / (1 << 20):g} MiB and {limits.max_files} "
                f"files each; they may import {packages_text(allowed)}")
+    typer.echo(seating_rule(sizes))
     typer.echo(f"next: arena league add {shown} BOT...   then: arena league run {shown} "
                "--games N")
 

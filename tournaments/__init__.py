@@ -22,8 +22,9 @@ Inside, by responsibility:
   :mod:`~tournaments.report` (ranking.json, .md, .csv and the terminal table),
   :mod:`~tournaments.progress` (live progress);
 - leagues: :mod:`~tournaments.league` (batches of rounds), :mod:`~tournaments.league_config`,
-  :mod:`~tournaments.matchmaking`, :mod:`~tournaments.botcopies` (the league's copies of its
-  bots);
+  :mod:`~tournaments.matchmaking`, :mod:`~tournaments.seating` (whether the entries can be
+  seated, in words), :mod:`~tournaments.final` (a final evaluation of the last versions),
+  :mod:`~tournaments.botcopies` (the league's copies of its bots);
 - :mod:`~tournaments.fairness` — how evenly bots share the machine (``arena bench``);
 - :mod:`tournaments.compare` — ``arena compare``: two versions of a bot on duplicate deals,
   until a sequential test decides (``compare_bots``, ``prepare_compare``).
@@ -77,9 +78,19 @@ if TYPE_CHECKING:
     from tournaments.config import FileList, TournamentConfig
     from tournaments.executors.executor import Executor, GameOutcome, GameRequest, RunError
     from tournaments.executors.kinds import ExecutorKind, check_executor, make_executor
-    from tournaments.executors.local import LocalExecutor
+    from tournaments.executors.local import LastingExecutor, LocalExecutor
     from tournaments.executors.ray import RayExecutor, RayUnavailable
     from tournaments.fairness import SITUATIONS, core_share
+    from tournaments.final import (
+        FINAL_DIR,
+        FinalSchedule,
+        FinalState,
+        create_final,
+        final_ranking,
+        final_state,
+        play_final,
+        round_robin_games,
+    )
     from tournaments.league import (
         DEFAULT_CONFIDENCE,
         BatchReport,
@@ -101,7 +112,9 @@ if TYPE_CHECKING:
         write_rankings,
     )
     from tournaments.schedule import GAMES_PER_BOT, ScheduleKind
+    from tournaments.seating import authors, seating_problem, seating_rule
     from tournaments.settings import DEFAULT_PLAYERS, random_seed
+    from tournaments.store.backup import Backup, backup_league, restore_league
     from tournaments.store.database import StoredGame, StoreError
     from tournaments.store.entries import Entry
     from tournaments.store.league import LeagueStore, is_league
@@ -130,9 +143,11 @@ _EXPORTS: dict[str, str] = {
                     "tournaments.executors.executor"),
     **dict.fromkeys(("ExecutorKind", "check_executor", "make_executor"),
                     "tournaments.executors.kinds"),
-    "LocalExecutor": "tournaments.executors.local",
+    **dict.fromkeys(("LastingExecutor", "LocalExecutor"), "tournaments.executors.local"),
     **dict.fromkeys(("RayExecutor", "RayUnavailable"), "tournaments.executors.ray"),
     **dict.fromkeys(("SITUATIONS", "core_share"), "tournaments.fairness"),
+    **dict.fromkeys(("FINAL_DIR", "FinalSchedule", "FinalState", "create_final", "final_ranking",
+                     "final_state", "play_final", "round_robin_games"), "tournaments.final"),
     **dict.fromkeys(("DEFAULT_CONFIDENCE", "BatchReport", "LeagueError", "add_to_league",
                      "new_league", "play_batch"), "tournaments.league"),
     "LeagueConfig": "tournaments.league_config",
@@ -144,7 +159,9 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("rank_range", "ranking_csv", "ranking_markdown", "ranking_table",
                      "write_rankings"), "tournaments.report"),
     **dict.fromkeys(("GAMES_PER_BOT", "ScheduleKind"), "tournaments.schedule"),
+    **dict.fromkeys(("authors", "seating_problem", "seating_rule"), "tournaments.seating"),
     **dict.fromkeys(("DEFAULT_PLAYERS", "random_seed"), "tournaments.settings"),
+    **dict.fromkeys(("Backup", "backup_league", "restore_league"), "tournaments.store.backup"),
     **dict.fromkeys(("StoredGame", "StoreError"), "tournaments.store.database"),
     "Entry": "tournaments.store.entries",
     **dict.fromkeys(("LeagueStore", "is_league"), "tournaments.store.league"),
@@ -155,21 +172,23 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
-    "AllowedPackage", "BatchReport", "BotRow", "CompareError", "CompareRequest", "Comparison",
-    "DEFAULT_AGAINST", "DEFAULT_CONFIDENCE", "DEFAULT_MAX_GAMES", "DEFAULT_PLAYERS", "Entry",
-    "PreparedCompare", "Verdict", "compare_bots", "comparison_design", "comparison_progress",
-    "comparison_summary", "prepare_compare",
-    "Executor", "ExecutorKind", "FileList", "GAMES_PER_BOT", "GameOutcome",
-    "GameRequest", "GameStore", "LOG_NAME", "LeagueConfig", "LeagueError", "LeagueStore",
-    "LocalExecutor", "MIN_MEMORY_MB", "Plan", "PlayRequest", "PreparedGame", "PreparedTournament",
-    "ProgressView", "Ranking", "RatingPoint", "RayExecutor", "RayUnavailable", "RequestError",
-    "RunError", "SITUATIONS", "ScheduleKind", "StoreError", "StoredGame", "TournamentConfig",
-    "TournamentRequest", "TournamentStore", "add_to_league", "check_bots", "check_executor",
-    "check_memory", "check_options", "check_packages", "check_runnable", "core_share",
+    "AllowedPackage", "Backup", "BatchReport", "BotRow", "CompareError", "CompareRequest",
+    "Comparison", "DEFAULT_AGAINST", "DEFAULT_CONFIDENCE", "DEFAULT_MAX_GAMES", "DEFAULT_PLAYERS",
+    "Entry", "Executor", "ExecutorKind", "FINAL_DIR", "FileList", "FinalSchedule", "FinalState",
+    "GAMES_PER_BOT", "GameOutcome", "GameRequest", "GameStore", "LOG_NAME", "LastingExecutor",
+    "LeagueConfig", "LeagueError", "LeagueStore", "LocalExecutor", "MIN_MEMORY_MB", "Plan",
+    "PlayRequest", "PreparedCompare", "PreparedGame", "PreparedTournament", "ProgressView",
+    "Ranking", "RatingPoint", "RayExecutor", "RayUnavailable", "RequestError", "RunError",
+    "SITUATIONS", "ScheduleKind", "StoreError", "StoredGame", "TournamentConfig",
+    "TournamentRequest", "TournamentStore", "Verdict", "add_to_league", "authors", "backup_league",
+    "check_bots", "check_executor", "check_memory", "check_options", "check_packages",
+    "check_runnable", "compare_bots", "comparison_design", "comparison_progress",
+    "comparison_summary", "core_share", "create_final", "final_ranking", "final_state",
     "format_duration", "is_league", "make_executor", "make_progress", "new_league", "open_store",
-    "packages_text", "play_batch", "play_game", "prepare_game", "prepare_tournament", "random_seed",
-    "rank_directory", "rank_range", "ranking_csv", "ranking_json", "ranking_markdown",
-    "ranking_table", "run_tournament", "stored_kind", "write_rankings",
+    "packages_text", "play_batch", "play_final", "play_game", "prepare_compare", "prepare_game",
+    "prepare_tournament", "random_seed", "rank_directory", "rank_range", "ranking_csv",
+    "ranking_json", "ranking_markdown", "ranking_table", "restore_league", "round_robin_games",
+    "run_tournament", "seating_problem", "seating_rule", "stored_kind", "write_rankings",
 ]
 
 
