@@ -3,7 +3,8 @@ request (the same functions, the same layout template), plus the submission page
 
 URLs are the static site's paths (``/index.html``, ``/bots/NAME.html``, ``/games/...``,
 ``/assets/...``), so every relative link of a published page works here too. The league is
-read again at most every :data:`REFRESH_SECONDS` (games arrive continuously).
+read again at most every :data:`REFRESH_SECONDS` (games arrive continuously), and then only
+the games since the last reading (``load_data(previous=...)``).
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ from tournaments import LeagueStore, packages_text
 
 __all__ = ["REFRESH_SECONDS", "LiveSite", "page_routes"]
 
-#: The live pages are at most this old.
-REFRESH_SECONDS = 3.0
+#: The live pages are at most this old (seconds).
+REFRESH_SECONDS = 0.25
 _TYPES = {".css": "text/css", ".js": "text/javascript"}
 
 
@@ -53,7 +54,8 @@ class LiveSite:
             with LeagueStore.open(self.comp.directory) as store:
                 key = store.fingerprint()
             if self._site is None or key != self._key:
-                data: TournamentData = load_data(self.comp.directory)
+                data: TournamentData = load_data(
+                    self.comp.directory, previous=None if self._site is None else self._site.data)
                 site = Site(data, slugs(data.names), [g.index for g in data.games], None)
                 site.live = True
                 self._site = site

@@ -65,8 +65,9 @@ WINDOW_SECONDS = 600.0
 #: Submissions validated at once, and waiting beyond those (then 503: try again later).
 VALIDATORS = 1
 VALIDATION_QUEUE = 4
-#: The leaderboard served is at most this old (seconds).
-RANKING_SECONDS = 3.0
+#: The leaderboard served is at most this old (seconds): a rebuild rates only the games since
+#: the last round (the league stores its tally round by round), so it can be short.
+RANKING_SECONDS = 0.25
 
 
 class Refused(Exception):
@@ -256,7 +257,8 @@ class Competition:
 
     def ranking(self) -> Ranking:
         """The leaderboard now: rebuilt when the league changed, at most every
-        :data:`RANKING_SECONDS` (games arrive continuously; a rebuild rates every game)."""
+        :data:`RANKING_SECONDS` (games arrive continuously; a rebuild rates only the games
+        since the last round)."""
         with self._ranking_lock:
             cached = self._ranking
             if cached is not None and time.monotonic() - cached[1] < RANKING_SECONDS:

@@ -73,10 +73,9 @@ if TYPE_CHECKING:
     from tournaments.league_config import LeagueConfig
     from tournaments.packages import AllowedPackage, packages_text
     from tournaments.progress import ProgressView, format_duration, make_progress
-    from tournaments.ranking import BotRow, Ranking, ranking_json
+    from tournaments.ranking import CONFIDENCE_NOTE, BotRow, Ranking, confidence_text, ranking_json
     from tournaments.rating import RatingPoint
     from tournaments.report import (
-        rank_range,
         ranking_csv,
         ranking_markdown,
         ranking_table,
@@ -113,10 +112,11 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("AllowedPackage", "packages_text"), "tournaments.packages"),
     **dict.fromkeys(("ProgressView", "format_duration", "make_progress"),
                     "tournaments.progress"),
-    **dict.fromkeys(("BotRow", "Ranking", "ranking_json"), "tournaments.ranking"),
+    **dict.fromkeys(("CONFIDENCE_NOTE", "BotRow", "Ranking", "confidence_text", "ranking_json"),
+                    "tournaments.ranking"),
     "RatingPoint": "tournaments.rating",
-    **dict.fromkeys(("rank_range", "ranking_csv", "ranking_markdown", "ranking_table",
-                     "write_rankings"), "tournaments.report"),
+    **dict.fromkeys(("ranking_csv", "ranking_markdown", "ranking_table", "write_rankings"),
+                    "tournaments.report"),
     **dict.fromkeys(("GAMES_PER_BOT", "ScheduleKind"), "tournaments.schedule"),
     **dict.fromkeys(("DEFAULT_PLAYERS", "random_seed"), "tournaments.settings"),
     **dict.fromkeys(("StoredGame", "StoreError"), "tournaments.store.database"),
@@ -129,8 +129,9 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
-    "AllowedPackage", "BatchReport", "BotRow", "DEFAULT_CONFIDENCE", "DEFAULT_PLAYERS", "Entry",
-    "Executor", "ExecutorKind", "FileList", "GAMES_PER_BOT", "GameOutcome",
+    "AllowedPackage", "BatchReport", "BotRow", "CONFIDENCE_NOTE", "DEFAULT_CONFIDENCE",
+    "DEFAULT_PLAYERS", "Entry", "Executor", "ExecutorKind", "FileList", "GAMES_PER_BOT",
+    "GameOutcome",
     "GameRequest", "GameStore", "LOG_NAME", "LeagueConfig", "LeagueError", "LeagueStore",
     "LocalExecutor", "MIN_MEMORY_MB", "Plan", "PlayRequest", "PreparedGame", "PreparedTournament",
     "ProgressView", "Ranking", "RatingPoint", "RayExecutor", "RayUnavailable", "RequestError",
@@ -139,7 +140,7 @@ __all__ = [
     "check_memory", "check_options", "check_packages", "check_runnable", "core_share",
     "format_duration", "is_league", "make_executor", "make_progress", "new_league", "open_store",
     "packages_text", "play_batch", "play_game", "prepare_game", "prepare_tournament", "random_seed",
-    "rank_directory", "rank_range", "ranking_csv", "ranking_json", "ranking_markdown",
+    "confidence_text", "rank_directory", "ranking_csv", "ranking_json", "ranking_markdown",
     "ranking_table", "run_tournament", "stored_kind", "write_rankings",
 ]
 
