@@ -10,7 +10,7 @@ from publish.html import Cell, esc, figure, link, page, table
 from publish.replay import ReplayData
 from publish.replaypage import replay_body
 from publish.svg import PALETTE, Series, line_chart
-from tournaments import Ranking, packages_text, rank_range
+from tournaments import CONFIDENCE_NOTE, Ranking, confidence_text, packages_text
 
 __all__ = ["GAME_LIST_LIMIT", "LEAGUE_GAME_LIST", "MATRIX_TOP", "OVERVIEW_TOP", "Site",
            "index_page", "games_page", "replay_page", "replay_name", "summary_text",
@@ -125,7 +125,7 @@ def _faults_cell(faults: Mapping[str, int]) -> Cell:
 def _ranking_table(site: Site) -> str:
     headers = [("#", None), ("bot", "text"), ("rating", None), ("mu", None), ("sigma", None),
                ("games", None), ("wins", None), ("win %", None), ("mean score", None),
-               ("mean place", None), ("rank 90%", None), ("faults", None)]
+               ("mean place", None), ("confidence", None), ("faults", None)]
     rows = []
     for bot in site.data.ranking.bots:
         rows.append([
@@ -139,10 +139,8 @@ def _ranking_table(site: Site) -> str:
             Cell(f"{100 * bot.win_share:.1f}%", bot.win_share),
             Cell(f"{bot.mean_score:.2f}", bot.mean_score),
             Cell(f"{bot.mean_place:.2f}", bot.mean_place),
-            Cell(f"{esc(rank_range(bot))} <span class=\"dim\">"
-                 f"({100 * bot.rank_confidence:.0f}%)</span>", bot.rank_low,
-                 title="rank range in 90% of bootstrap resamples (share of resamples keeping "
-                 "this rank)"),
+            Cell(esc(confidence_text(bot.confidence)),
+                 -1.0 if bot.confidence is None else bot.confidence, title=CONFIDENCE_NOTE),
             _faults_cell(bot.faults),
         ])
         if bot.entry is not None:      # a league's: version (and author), last
@@ -257,10 +255,9 @@ def index_page(site: Site) -> str:
         *packages,
         _ranking_table(site),
         '<p class="note">Click a column header to sort by it (again to reverse). Rating = '
-        "mu − 3·sigma (TrueSkill, conservative). Wins: a shared first place counts 1/k. Rank "
-        "90%: the range of ranks in 90% of bootstrap resamples of the deals, with how often "
-        "the bot kept its rank. Faults: timeouts, crashes, illegal picks and the like; the "
-        "bot's page lists them.</p>",
+        "mu − 3·sigma (TrueSkill, conservative). Wins: a shared first place counts 1/k. "
+        f"{esc(CONFIDENCE_NOTE[0].upper() + CONFIDENCE_NOTE[1:])}. Faults: timeouts, "
+        "crashes, illegal picks and the like; the bot's page lists them.</p>",
         *retired,
         f"<h2>Rating over the {site.kind}</h2>",
         _rating_overview(site),

@@ -34,6 +34,12 @@ class Rebuilt(Generic[_T]):
         self._age = min_age          #: how long a value is served before it is checked
         self.builds = 0
 
+    @property
+    def previous(self) -> _T | None:
+        """The value built last (``None`` before the first build): a build may start from it."""
+        value = self._value
+        return None if value is None else value[1]
+
     def get(self) -> _T:
         value = self._value
         if value is not None and time.monotonic() - self._checked < self._age:

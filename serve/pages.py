@@ -4,7 +4,8 @@ docs, a starter bot, and the final leaderboard's pages once the season is over (
 
 URLs are the static site's paths (``/index.html``, ``/bots/NAME.html``, ``/games/...``,
 ``/assets/...``), so every relative link of a published page works here too. The league is
-read again at most every :data:`REFRESH_SECONDS` (games arrive continuously). Every page starts
+read again at most every :data:`REFRESH_SECONDS` (games arrive continuously), and then only
+the games since the last reading (``load_data(previous=...)``). Every page starts
 with the server's status line (:meth:`serve.status.Status.line`); a bot page ends with a form
 that shows its author (by their token) the bot's log and faults.
 """
@@ -40,8 +41,8 @@ from tournaments import FINAL_DIR, LeagueStore, packages_text
 
 __all__ = ["REFRESH_SECONDS", "LiveSite", "page_routes"]
 
-#: The live pages are at most this old.
-REFRESH_SECONDS = 3.0
+#: The live pages are at most this old (seconds).
+REFRESH_SECONDS = 0.25
 _TYPES = {".css": "text/css", ".js": "text/javascript"}
 _SERVED = (*ASSETS, "submit.js", "botlog.js")
 
@@ -63,7 +64,9 @@ class LiveSite:
             return store.fingerprint()
 
     def _build(self) -> Site:
-        data: TournamentData = load_data(self.directory)
+        previous = self._site.previous
+        data: TournamentData = load_data(
+            self.directory, previous=None if previous is None else previous.data)
         site = Site(data, slugs(data.names), [g.index for g in data.games], None)
         site.live = True
         return site

@@ -30,8 +30,9 @@ log = logging.getLogger("serve")
 #: At most this many submissions per participant in WINDOW_SECONDS.
 SUBMISSIONS_PER_WINDOW = 10
 WINDOW_SECONDS = 600.0
-#: The leaderboard served is at most this old (seconds).
-RANKING_SECONDS = 3.0
+#: The leaderboard served is at most this old (seconds): a rebuild rates only the games since
+#: the last round (the league stores its tally round by round), so it can be short.
+RANKING_SECONDS = 0.25
 
 
 class Competition:
@@ -180,7 +181,7 @@ class Competition:
     def ranking(self) -> Ranking:
         """The leaderboard now: rebuilt when the league changed, at most every
         :data:`RANKING_SECONDS` (and no more than :data:`serve.cache.SHARE` of the time: a
-        rebuild rates every game); meanwhile the previous one."""
+        rebuild rates only the games since the last round); meanwhile the previous one."""
         return self._ranking.get()
 
     def _fingerprint(self) -> tuple[int, int]:

@@ -102,10 +102,9 @@ if TYPE_CHECKING:
     from tournaments.league_config import LeagueConfig
     from tournaments.packages import AllowedPackage, packages_text
     from tournaments.progress import ProgressView, format_duration, make_progress
-    from tournaments.ranking import BotRow, Ranking, ranking_json
+    from tournaments.ranking import CONFIDENCE_NOTE, BotRow, Ranking, confidence_text, ranking_json
     from tournaments.rating import RatingPoint
     from tournaments.report import (
-        rank_range,
         ranking_csv,
         ranking_markdown,
         ranking_table,
@@ -154,10 +153,11 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("AllowedPackage", "packages_text"), "tournaments.packages"),
     **dict.fromkeys(("ProgressView", "format_duration", "make_progress"),
                     "tournaments.progress"),
-    **dict.fromkeys(("BotRow", "Ranking", "ranking_json"), "tournaments.ranking"),
+    **dict.fromkeys(("CONFIDENCE_NOTE", "BotRow", "Ranking", "confidence_text", "ranking_json"),
+                    "tournaments.ranking"),
     "RatingPoint": "tournaments.rating",
-    **dict.fromkeys(("rank_range", "ranking_csv", "ranking_markdown", "ranking_table",
-                     "write_rankings"), "tournaments.report"),
+    **dict.fromkeys(("ranking_csv", "ranking_markdown", "ranking_table", "write_rankings"),
+                    "tournaments.report"),
     **dict.fromkeys(("GAMES_PER_BOT", "ScheduleKind"), "tournaments.schedule"),
     **dict.fromkeys(("authors", "seating_problem", "seating_rule"), "tournaments.seating"),
     **dict.fromkeys(("DEFAULT_PLAYERS", "random_seed"), "tournaments.settings"),
@@ -172,23 +172,24 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
-    "AllowedPackage", "Backup", "BatchReport", "BotRow", "CompareError", "CompareRequest",
-    "Comparison", "DEFAULT_AGAINST", "DEFAULT_CONFIDENCE", "DEFAULT_MAX_GAMES", "DEFAULT_PLAYERS",
-    "Entry", "Executor", "ExecutorKind", "FINAL_DIR", "FileList", "FinalSchedule", "FinalState",
-    "GAMES_PER_BOT", "GameOutcome", "GameRequest", "GameStore", "LOG_NAME", "LastingExecutor",
-    "LeagueConfig", "LeagueError", "LeagueStore", "LocalExecutor", "MIN_MEMORY_MB", "Plan",
-    "PlayRequest", "PreparedCompare", "PreparedGame", "PreparedTournament", "ProgressView",
-    "Ranking", "RatingPoint", "RayExecutor", "RayUnavailable", "RequestError", "RunError",
-    "SITUATIONS", "ScheduleKind", "StoreError", "StoredGame", "TournamentConfig",
-    "TournamentRequest", "TournamentStore", "Verdict", "add_to_league", "authors", "backup_league",
-    "check_bots", "check_executor", "check_memory", "check_options", "check_packages",
-    "check_runnable", "compare_bots", "comparison_design", "comparison_progress",
-    "comparison_summary", "core_share", "create_final", "final_ranking", "final_state",
-    "format_duration", "is_league", "make_executor", "make_progress", "new_league", "open_store",
-    "packages_text", "play_batch", "play_final", "play_game", "prepare_compare", "prepare_game",
-    "prepare_tournament", "random_seed", "rank_directory", "rank_range", "ranking_csv",
-    "ranking_json", "ranking_markdown", "ranking_table", "restore_league", "round_robin_games",
-    "run_tournament", "seating_problem", "seating_rule", "stored_kind", "write_rankings",
+    "AllowedPackage", "Backup", "BatchReport", "BotRow", "CONFIDENCE_NOTE", "CompareError",
+    "CompareRequest", "Comparison", "DEFAULT_AGAINST", "DEFAULT_CONFIDENCE", "DEFAULT_MAX_GAMES",
+    "DEFAULT_PLAYERS", "Entry", "Executor", "ExecutorKind", "FINAL_DIR", "FileList",
+    "FinalSchedule", "FinalState", "GAMES_PER_BOT", "GameOutcome", "GameRequest", "GameStore",
+    "LOG_NAME", "LastingExecutor", "LeagueConfig", "LeagueError", "LeagueStore", "LocalExecutor",
+    "MIN_MEMORY_MB", "Plan", "PlayRequest", "PreparedCompare", "PreparedGame",
+    "PreparedTournament", "ProgressView", "Ranking", "RatingPoint", "RayExecutor",
+    "RayUnavailable", "RequestError", "RunError", "SITUATIONS", "ScheduleKind", "StoreError",
+    "StoredGame", "TournamentConfig", "TournamentRequest", "TournamentStore", "Verdict",
+    "add_to_league", "authors", "backup_league", "check_bots", "check_executor", "check_memory",
+    "check_options", "check_packages", "check_runnable", "compare_bots", "comparison_design",
+    "comparison_progress", "comparison_summary", "confidence_text", "core_share", "create_final",
+    "final_ranking", "final_state", "format_duration", "is_league", "make_executor",
+    "make_progress", "new_league", "open_store", "packages_text", "play_batch", "play_final",
+    "play_game", "prepare_compare", "prepare_game", "prepare_tournament", "random_seed",
+    "rank_directory", "ranking_csv", "ranking_json", "ranking_markdown", "ranking_table",
+    "restore_league", "round_robin_games", "run_tournament", "seating_problem", "seating_rule",
+    "stored_kind", "write_rankings",
 ]
 
 

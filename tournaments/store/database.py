@@ -221,12 +221,12 @@ class GameDatabase:
             conn.execute(_INSERT, _row(game, outcome.record))
         return game
 
-    def games(self) -> list[StoredGame]:
-        """Every stored game, by index."""
+    def games(self, *, after: int = -1) -> list[StoredGame]:
+        """Every stored game (past index ``after``), by index."""
         timing = "timing" if "timing" in self._columns() else "'[]'"
         rows = self._conn.execute(
             "SELECT idx, seed, seats, scores, places, faults, seconds, pick_seconds, "
-            f"{timing} FROM games ORDER BY idx")
+            f"{timing} FROM games WHERE idx > ? ORDER BY idx", (after,))
         try:
             return [_stored_game(*row) for row in rows]
         except (ValueError, TypeError) as err:   # RecordError too

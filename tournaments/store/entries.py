@@ -77,6 +77,10 @@ class Entries:
             raise StoreError(f"{self._path} is damaged (entry ids are not 0, 1, 2, ...)")
         return entries
 
+    def count(self) -> int:
+        """Entries ever made (bot indices run from 0 to this, exclusive)."""
+        return int(self._conn.execute("SELECT COUNT(*) FROM entries").fetchone()[0])
+
     def named(self, name: str) -> list[Entry]:
         """Every version of the bot ``name``, oldest first."""
         return self._select("WHERE name = ?", (name,))
