@@ -16,6 +16,7 @@ import sqlite3
 import statistics
 import time
 from collections import Counter, defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -144,9 +145,12 @@ def run_load(url: str, tokens: dict[str, str], bots: list[str], *, readers: int,
     """``readers`` clients reading (a request, then ``think`` seconds on average), and one
     submitter per participant in ``tokens`` (a wrong token once, then a bot every ``every``
     seconds, valid and broken in turn), for ``seconds``; ``bots`` are the slugs of bot pages to
-    read."""
-    return asyncio.run(_load(url, tokens, bots, readers=readers, seconds=seconds, think=think,
-                             every=every, seed=seed))
+    read. The clients' event loop runs in a thread of its own: the caller's thread may have one
+    running already (the browser tests' Playwright keeps one for the whole session)."""
+    with ThreadPoolExecutor(1, thread_name_prefix="load") as pool:
+        return pool.submit(asyncio.run, _load(url, tokens, bots, readers=readers,
+                                              seconds=seconds, think=think, every=every,
+                                              seed=seed)).result()
 
 
 def check_entries(directory: Path, report: LoadReport, before: set[tuple[str, int]]

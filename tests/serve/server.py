@@ -94,7 +94,9 @@ class Server:
         deadline = time.monotonic() + timeout
         while (n := self.games()) < at_least:
             assert self.proc.poll() is None, "\n".join(self.lines)
-            assert time.monotonic() < deadline, f"only {n} games in {timeout} s"
+            assert time.monotonic() < deadline, (
+                f"only {n} games in {timeout} s; status {self.get('/api/status')[1]}; the "
+                "server's last lines:\n" + "\n".join(self.lines[-40:]))
             time.sleep(0.5)
         return n
 
