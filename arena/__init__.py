@@ -46,7 +46,14 @@ if TYPE_CHECKING:
         read_bot,
         write_tree,
     )
-    from arena.bots import ARCHIVES, BotLoadError, BotSpec, bot_stem, resolve_bots
+    from arena.bots import (
+        ARCHIVES,
+        BotLoadError,
+        BotSpec,
+        bot_stem,
+        missing_bot_hint,
+        resolve_bots,
+    )
     from arena.game.faults import FAULT_KINDS, MAX_FAULTS, Fault, FaultKind
     from arena.game.result import GameResult, SeatTiming, TurnReport
     from arena.isolation.bwrap import SandboxUnavailable
@@ -57,7 +64,7 @@ if TYPE_CHECKING:
         resolve_packages,
     )
     from arena.isolation.sandbox import FileView, Protections, SandboxMode, protections
-    from arena.logs import log_path, printed_lines, setup_logging
+    from arena.logs import dropped_bytes, log_path, printed_lines, setup_logging
     from arena.options import ArenaOptions, tournament_secret
     from arena.pool import BotPool, check_sandbox
     from arena.runtime.slots import CoreSlots, LocalSlots, usable_cores
@@ -80,7 +87,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     **{n: ("arena.pool", n) for n in ("BotPool", "check_sandbox")},
     **{n: ("arena.options", n) for n in ("ArenaOptions", "tournament_secret")},
     **{n: ("arena.bots", n) for n in ("ARCHIVES", "BotLoadError", "BotSpec", "bot_stem",
-                                       "resolve_bots")},
+                                       "missing_bot_hint", "resolve_bots")},
     **{n: ("arena.botfiles", n) for n in ("ARCHIVE_SUFFIXES", "BotFiles", "BotFilesError",
                                            "BotLimits", "read_archive", "read_bot",
                                            "write_tree")},
@@ -92,7 +99,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
                                                   "PackageError", "resolve_packages")},
     **{n: ("arena.isolation.sandbox", n) for n in ("FileView", "Protections", "SandboxMode",
                                                     "protections")},
-    **{n: ("arena.logs", n) for n in ("log_path", "printed_lines", "setup_logging")},
+    **{n: ("arena.logs", n) for n in ("dropped_bytes", "log_path", "printed_lines",
+                                       "setup_logging")},
     **{n: ("arena.runtime.slots", n) for n in ("CoreSlots", "LocalSlots", "usable_cores")},
     **{n: ("arena.textsafe", n) for n in ("check_name", "safe_bytes", "safe_text")},
     **{n: ("arena.tools.bench", n) for n in ("PLAYER_COUNTS", "api_games_per_s",
@@ -110,8 +118,10 @@ __all__ = [
     "Fault", "FaultKind", "FileView", "GameResult", "LocalSlots", "MAX_FAULTS", "PLAYER_COUNTS",
     "PROBES", "Package", "PackageError", "Protections", "SandboxMode", "SandboxUnavailable",
     "SeatTiming", "TurnReport", "Validation", "api_games_per_s", "arena_overhead", "best_rate",
-    "bot_stem", "check_name", "check_sandbox", "doctor_report", "fanout_round_trip_us",
-    "log_path", "pipe_round_trip_us", "playout_games_per_s", "printed_lines", "protections",
+    "bot_stem", "check_name", "check_sandbox", "doctor_report", "dropped_bytes",
+    "fanout_round_trip_us",
+    "log_path", "missing_bot_hint", "pipe_round_trip_us", "playout_games_per_s",
+    "printed_lines", "protections",
     "read_archive", "read_bot", "resolve_bots", "resolve_packages", "safe_bytes", "safe_text",
     "setup_logging", "tournament_secret", "usable_cores", "validation_report", "write_tree",
 ]

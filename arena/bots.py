@@ -3,13 +3,14 @@ read and checked once, and named uniquely."""
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from arena.botfiles import BotFilesError, BotLimits, read_bot
 
-__all__ = ["ARCHIVES", "BotLoadError", "BotSpec", "bot_stem", "resolve_bots"]
+__all__ = ["ARCHIVES", "BotLoadError", "BotSpec", "bot_stem", "missing_bot_hint", "resolve_bots"]
 
 
 class BotLoadError(ValueError):
@@ -76,12 +77,36 @@ def _files_for(arg: str) -> list[Path]:
     builtin = [p for p in _builtin_files() if bot_stem(p) == arg]
     if "/" not in arg and not arg.startswith("_") and builtin:
         return builtin
-    if "/" not in arg and Path(f"{arg}.py").is_file():
-        raise BotLoadError(f"no such bot: {arg} (did you mean {arg}.py?)")
+    hint = missing_bot_hint(arg)
     if path.suffix == ".py" or "/" in arg or arg.endswith(ARCHIVES):
-        raise BotLoadError(f"no such bot file: {arg}")
+        raise BotLoadError(f"no such bot file: {arg}{hint}")
     names = ", ".join(bot_stem(p) for p in _builtin_files()) or "none"
-    raise BotLoadError(f"no such bot file or built-in bot: {arg} (built-in bots: {names})")
+    raise BotLoadError(f"no such bot file or built-in bot: {arg}"
+                       + (hint or f" (built-in bots: {names})"))
+
+
+def missing_bot_hint(arg: str) -> str:
+    """`` (did you mean my_bot.py?)`` for a bot that does not exist: the file a bare name
+    stands for (a bot file is named with its extension; a bare name is a built-in bot), or a
+    close name among the bots in the same folder (and the built-in ones, for a bare name)."""
+    path, bare = Path(arg).expanduser(), "/" not in arg
+    if bare:
+        meant = [f"{arg}{end}" for end in (".py", *ARCHIVES) if Path(f"{arg}{end}").is_file()]
+        if meant:
+            return f" (did you mean {' or '.join(meant)}?)"
+    # What each bot near it is called (a bare name is compared with the bots' stems).
+    near: dict[str, str] = {}
+    try:
+        for p in path.parent.iterdir():
+            if not p.name.startswith((".", "_")) and _is_bot(p):
+                near[bot_stem(p) if bare else p.name] = str(path.parent / p.name)
+    except OSError:
+        pass
+    if bare:
+        near.update({bot_stem(p): bot_stem(p) for p in _builtin_files()})
+    found = difflib.get_close_matches(bot_stem(path) if bare else path.name, list(near), n=1,
+                                      cutoff=0.75)
+    return f" (did you mean {near[found[0]]}?)" if found else ""
 
 
 def resolve_bots(args: Sequence[str], *, limits: BotLimits | None = None) -> list[BotSpec]:

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from arena.textsafe import escape_decoded, safe_text
 
-__all__ = ["BotLog", "printed_lines", "SafeFormatter", "setup_logging", "log_path"]
+__all__ = ["BotLog", "FILE_CAP", "LAST", "PROCESS_CAP", "dropped_bytes", "printed_lines",
+           "SafeFormatter", "setup_logging", "log_path"]
 
 log = logging.getLogger(__name__)
 
@@ -20,6 +21,7 @@ PROCESS_CAP = 1 << 20   # bytes of one bot process's output kept in its log file
 FILE_CAP = 8 << 20      # bytes of one bot's log file, over all its processes
 TAIL = 4096             # bytes of the latest output kept in memory
 LAST = 16 << 10         # bytes of the output past the cap written at the end of the log
+NOTE = "--- arena: "    # the start of the arena's own lines in a bot's log
 
 
 class SafeFormatter(logging.Formatter):
@@ -60,14 +62,24 @@ def setup_logging(log_file: Path | None = None, verbose: bool = False) -> None:
         log.debug("logging without multiprocessing-logging here: %s", err)
 
 
-def printed_lines(log: Path | None, lines: int) -> list[str]:
+def printed_lines(log: Path | None, lines: int, *, width: int = 300) -> list[str]:
     """The last ``lines`` lines a bot wrote to stdout/stderr (escaped already by its log),
-    without the arena's own notes."""
+    without the arena's own notes; a line longer than ``width`` is cut, saying by how much."""
     if log is None or not log.exists():
         return []
     own = [line for line in log.read_text(encoding="utf-8", errors="replace").splitlines()
-           if not line.startswith("--- arena: ")]
-    return own[-lines:]
+           if not line.startswith(NOTE)]
+    return [line if len(line) <= width else f"{line[:width]} ... ({len(line) - width} more "
+            "characters)" for line in own[-lines:]]
+
+
+def dropped_bytes(log: Path | None) -> int:
+    """Bytes of a bot's output its log dropped past the caps (its notes say how many)."""
+    if log is None or not log.exists():
+        return 0
+    found = re.findall(rf"^{re.escape(NOTE)}(\d+) more bytes of output dropped",
+                       log.read_text(encoding="utf-8", errors="replace"), re.M)
+    return sum(map(int, found))
 
 
 def log_path(log_dir: Path | None, bot_name: str) -> Path | None:
@@ -127,7 +139,7 @@ class BotLog:
         if self._fd is not None:
             start = "" if self._at_line_start else "\n"
             with contextlib.suppress(OSError):
-                os.write(self._fd, f"{start}--- arena: {safe_text(text)}\n".encode())
+                os.write(self._fd, f"{start}{NOTE}{safe_text(text)}\n".encode())
             self._at_line_start = True
 
     def write(self, data: bytes) -> None:

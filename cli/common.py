@@ -8,6 +8,8 @@ failure ends in :func:`fail`: one line on stderr, a non-zero exit, never a trace
 
 from __future__ import annotations
 
+import shutil
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
@@ -31,7 +33,7 @@ if TYPE_CHECKING:  # Typer's own copy of click (the types of its commands)
 
 __all__ = ["Command", "MaxBotFilesOption", "MaxBotMbOption", "MemoryOption", "MoveTimeOption",
            "PackageOption", "SandboxOption", "VariantOption", "arena_options", "bot_limits",
-           "fail", "interrupt", "load_bots", "packages_value"]
+           "fail", "interrupt", "load_bots", "packages_value", "program"]
 
 
 class Command(TyperCommand):
@@ -79,6 +81,21 @@ MaxBotFilesOption = Annotated[int | None, typer.Option(
 def interrupt(signum: int, frame: object) -> None:
     """A SIGTERM handler: stop like Ctrl-C (games in flight stop, stored games stay)."""
     raise KeyboardInterrupt
+
+
+def program() -> str:
+    """How to run this command line again from here, for hints: ``arena`` when that is on the
+    PATH (or when not run as the console script), else the script's path (``.venv/bin/arena``
+    from a checkout whose environment is not activated)."""
+    script = Path(sys.argv[0])
+    found = shutil.which("arena")
+    if script.name != "arena" or (found is not None
+                                  and Path(found).resolve() == script.resolve()):
+        return "arena"
+    try:
+        return str(script.resolve().relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError):
+        return str(script)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:

@@ -43,6 +43,7 @@ from tournaments import (
     packages_text,
     play_batch,
     ranking_table,
+    seating_rule,
     write_rankings,
 )
 
@@ -95,6 +96,7 @@ def new_command(
                                    if config.variant else "") + ")")
     typer.echo(f"bots: at most {limits.max_bytes / (1 << 20):g} MiB and {limits.max_files} "
                f"files each; they may import {packages_text(allowed)}")
+    typer.echo(seating_rule(sizes))
     typer.echo(f"next: arena league add {shown} BOT...   then: arena league run {shown} "
                "--games N")
 
@@ -214,7 +216,8 @@ def run_command(
     except LeagueError as err:
         fail(safe_text(str(err)))
     except RunError as err:
-        fail(f"{safe_text(str(err))} (games finished so far are stored in {shown})", 1)
+        fail(f"{safe_text(str(err))} (games finished so far are stored in {shown}: "
+             f"arena league run {shown} finishes the batch)", 1)
     except (StoreError, sqlite3.Error, OSError) as err:
         fail(safe_text(f"cannot play the league in {directory}: {err}"), 1)
     except KeyboardInterrupt:

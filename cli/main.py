@@ -7,8 +7,11 @@ from typing import Annotated
 import typer
 
 from cli import (
+    backup,
     bench,
+    compare,
     doctor,
+    final,
     league,
     newbot,
     play,
@@ -39,8 +42,12 @@ app.command("play", cls=Command)(play.play_command)
 app.command("validate", cls=Command)(validate.validate_command)
 app.command("new-bot", cls=Command)(newbot.new_bot_command)
 app.command("tournament", cls=Command)(tournament.tournament_command)
+app.command("compare", cls=Command)(compare.compare_command)
 app.command("rank", cls=Command)(rank.rank_command)
 app.command("publish", cls=Command)(publish.publish_command)
+league.league_app.command("backup", cls=Command)(backup.backup_command)
+league.league_app.command("restore", cls=Command)(backup.restore_command)
+league.league_app.command("final", cls=Command)(final.final_command)
 app.add_typer(league.league_app)
 app.command("serve", cls=Command)(serve.serve_command)
 app.command("submit", cls=Command)(submit.submit_command)

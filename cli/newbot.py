@@ -11,6 +11,8 @@ from typing import Annotated
 
 import typer
 
+from cli.common import program
+
 __all__ = ["FOLDER_TEMPLATE", "TEMPLATE", "WEIGHTS", "bot_path", "new_bot_command", "write_bot",
            "write_folder_bot"]
 
@@ -19,7 +21,8 @@ TEMPLATE = '''\
 
 Describe your strategy here. This file is the whole bot: the arena loads it in a sandbox, calls
 new_game(obs) once per game, pick(obs) for every card, and end_game(result) after the game.
-Only the standard library and the `engine` package can be imported. See docs/bots.md.
+The standard library, the `engine` package and numpy can be imported (an organiser may allow
+more). See docs/bots.md.
 
 Try it:
     arena validate {file}                 # explains every problem it finds
@@ -88,8 +91,8 @@ def pick(obs):
 
 
 def end_game(result):
-    """Optional: called after the last pick with a dict: seat, seed, players, scores, places,
-    puddings (each per seat)."""
+    """Optional: called after the last pick with a dict: seat (yours), and per seat players,
+    scores, places (1 = best) and puddings."""
 '''
 
 
@@ -208,4 +211,4 @@ def new_bot_command(
         raise typer.Exit(2) from None
     what = "bot.py and weights.json" if folder else "pick()"
     typer.echo(f"wrote {path}{'/' if folder else ''}: edit {what}, then run "
-               f"`arena validate {path}`")
+               f"`{program()} validate {path}`")

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import tempfile
 import textwrap
+from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -16,6 +19,7 @@ from arena import (
     SandboxMode,
     SandboxUnavailable,
     TurnReport,
+    dropped_bytes,
     log_path,
     printed_lines,
     safe_text,
@@ -29,14 +33,16 @@ from cli.common import (
     VariantOption,
     fail,
 )
-from engine import GameRecord, Pick
+from engine import Card, GameRecord, Pick
 from tournaments import PlayRequest, RequestError, prepare_game
 
-__all__ = ["TurnPrinter", "format_pick", "play_command"]
+__all__ = ["TurnPrinter", "format_hand", "format_pick", "play_command"]
 
 WIDTH = 80
 #: Lines of each bot's output shown after the game.
 PRINTED_LINES = 10
+#: The width of the picks' column (the longest card name; a chopsticks pick takes more).
+PICK_WIDTH = 13
 
 
 def format_pick(pick: Pick) -> str:
@@ -44,11 +50,22 @@ def format_pick(pick: Pick) -> str:
     return "+".join(safe_text(str(c)) for c in pick)
 
 
-class TurnPrinter:
-    """Prints each turn as it is played, and each round's points."""
+def format_hand(cards: Sequence[Card]) -> str:
+    """A hand in the deck's order, like cards counted: ``tempura x2, maki3, pudding``."""
+    counts = Counter(cards)
+    return ", ".join(card.value + (f" x{n}" if n > 1 else "")
+                     for card in Card if (n := counts.get(card, 0)))
 
-    def __init__(self) -> None:
+
+class TurnPrinter:
+    """Prints each turn as it is played (every seat's pick and the hand it picked from), and
+    each round's points."""
+
+    def __init__(self, width: int | None = None) -> None:
         self.scores: list[int] | None = None
+        #: Lines are wrapped at this width (the terminal's, between 80 and 160 columns).
+        self.width = width or min(max(shutil.get_terminal_size((WIDTH, 24)).columns, WIDTH),
+                                  2 * WIDTH)
 
     def __call__(self, report: TurnReport) -> None:
         players = [safe_text(name) for name in report.players]
@@ -57,15 +74,21 @@ class TurnPrinter:
             typer.echo(f"\nRound {report.round} (hands pass {direction})")
             self.scores = list(report.state.scores)  # points of the rounds before
         faulty = {f.seat for f in report.faults}
-        parts = [f"{name}:\xa0{format_pick(pick)}{'*' if seat in faulty else ''}"
-                 for seat, (name, pick) in enumerate(zip(players, report.picks, strict=True))]
-        line = f"T{report.turn:<2} " + "  ".join(parts)
-        typer.echo(textwrap.fill(line, WIDTH, initial_indent="  ", subsequent_indent=" " * 6,
-                                 break_on_hyphens=False).replace("\xa0", " "))
+        picks = [format_pick(pick) + ("*" if seat in faulty else "")
+                 for seat, pick in enumerate(report.picks)]
+        name_width = max(map(len, players))
+        pick_width = max(PICK_WIDTH, *map(len, picks))
+        indent = " " * min(6 + name_width + pick_width + 4 + len("from "), 40)
+        for seat, (name, pick) in enumerate(zip(players, picks, strict=True)):
+            lead = f"  T{report.turn:<2} " if seat == 0 else " " * 6
+            hand = self._hand(report, seat).replace(" x", "\xa0x")   # "pudding x2" kept whole
+            line = f"{lead}{name:<{name_width}}  {pick:<{pick_width}}  {hand}".rstrip()
+            typer.echo(textwrap.fill(line, self.width, subsequent_indent=indent,
+                                     break_on_hyphens=False).replace("\xa0", " "))
         for fault in report.faults:
             text = (f"* {players[fault.seat]}: {safe_text(fault.kind)}: "
                     f"{safe_text(fault.detail)} (random card played)")
-            typer.echo(textwrap.fill(text, WIDTH, initial_indent=" " * 6,
+            typer.echo(textwrap.fill(text, self.width, initial_indent=" " * 6,
                                      subsequent_indent=" " * 8))
         state = report.state
         if state.over or state.round != report.round:
@@ -74,7 +97,20 @@ class TurnPrinter:
             self.scores = list(state.scores)
             text = "points: " + ", ".join(f"{n} {p}" for n, p in zip(players, points,
                                                                         strict=True))
-            typer.echo(textwrap.fill(text, WIDTH, initial_indent="  ", subsequent_indent="    "))
+            typer.echo(textwrap.fill(text, self.width, initial_indent="  ",
+                                     subsequent_indent="    "))
+
+    @staticmethod
+    def _hand(report: TurnReport, seat: int) -> str:
+        """What ``seat`` picked from: its hand (the dummy's card, from its controller's)."""
+        before = report.before
+        if before is None:
+            return ""
+        if seat == before.rules.dummy_seat:
+            controller = before.controller
+            return "" if controller is None else \
+                f"given by {safe_text(report.players[controller])}"
+        return f"from {format_hand(before.hands[seat])}"
 
 
 def play_command(
@@ -118,12 +154,13 @@ def play_command(
             fail(safe_text(str(err)))
         except KeyboardInterrupt:
             fail("interrupted", 130)
-        printed = {spec.name: printed_lines(log_path(logs, spec.name), PRINTED_LINES)
-                   for spec in game.bots}
-    for name, lines in printed.items():
+        printed = {spec.name: (printed_lines(log_path(logs, spec.name), PRINTED_LINES),
+                               dropped_bytes(log_path(logs, spec.name))) for spec in game.bots}
+    for name, (lines, dropped) in printed.items():
         if lines:
-            typer.echo(f"\nWhat {safe_text(name)} printed (the last {len(lines)} lines"
-                       + ("" if log_dir is not None else "; --log-dir DIR keeps it all") + "):")
+            more = ("; more than the log keeps was printed: these lines are the last"
+                    if dropped else "" if log_dir is not None else "; --log-dir DIR keeps it")
+            typer.echo(f"\nWhat {safe_text(name)} printed (the last {len(lines)} lines{more}):")
             for line in lines:
                 typer.echo(f"  | {line}")
     rec = GameRecord.from_json(result.record)
@@ -142,7 +179,9 @@ def play_command(
             record.write_text(json.dumps(rec.to_json(), indent=1) + "\n")
         except OSError as err:
             fail(f"cannot write the record to {safe_text(str(record))}: {err.strerror}")
-        typer.echo(f"\nRecord written to {safe_text(str(record))}")
+        path = safe_text(str(record))
+        typer.echo(f"\nRecord written to {path} (its replay page: arena publish {path} "
+                   "--site DIR)")
     broken = [f for f in result.faults if f.kind == "start"]
     if broken:
         first = broken[0]

@@ -1,10 +1,21 @@
-"""``arena serve``: a competition server on a league (its client is ``arena submit``)."""
+"""``arena serve``: a competition server on a league (its client is ``arena submit``).
+
+It listens first: on a port it cannot have it stops there, having made and printed nothing.
+Then it makes or opens the league, prints the organiser's token on the first start, starts the
+game process and serves. Its log (the status line whenever it changes, the organiser's actions,
+errors) goes to the terminal and to ``DIR/serve.log``.
+"""
 
 from __future__ import annotations
 
+import logging
+import os
 import signal
+import socket
 import sqlite3
+import sys
 from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -21,54 +32,123 @@ from cli.common import (
     interrupt,
     packages_value,
 )
+from cli.newbot import TEMPLATE
 from tournaments import (
     LOG_NAME,
     ExecutorKind,
     LeagueConfig,
     LeagueStore,
     RayUnavailable,
+    RequestError,
     StoreError,
     check_executor,
     check_runnable,
     is_league,
     packages_text,
     random_seed,
+    seating_problem,
 )
 
 __all__ = ["serve_command"]
 
+#: The server's own log in the league's folder.
+SERVE_LOG = "serve.log"
 
-def _prepare(directory: Path, allow_package: list[str] | None, max_bot_mb: int | None,
-             max_bot_files: int | None) -> LeagueConfig:
-    """The league in ``directory`` (made when new), with the packages and limits asked for
-    (stored: those not given are the league's), checked to be free of another server."""
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket listening on ``host:port``, or exit with the reason (nothing made yet)."""
+    try:
+        family, kind, proto, *_ = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                                     proto=socket.IPPROTO_TCP)[0]
+        # IPPROTO_TCP, not 0: asyncio turns Nagle's algorithm off only on such sockets (else
+        # a response's two writes wait 40 ms for the client's delayed ACK).
+        sock = socket.socket(family, kind, proto)
+    except OSError as err:
+        fail(f"cannot listen on {safe_text(host)}:{port}: {safe_text(str(err))}")
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OSError as err:
+        sock.close()
+        why = err.strerror or str(err)
+        hint = (" (another server is there: stop it, or choose another --port)"
+                if err.errno == 98 else "")
+        fail(f"cannot listen on {safe_text(host)}:{port}: {safe_text(why)}{hint}; "
+             "nothing was made or changed")
+    return sock
+
+
+def _sizes(players: list[int] | None, config: LeagueConfig) -> tuple[int, ...]:
+    sizes = tuple(sorted(set(players))) if players else config.players
+    for n in sizes:
+        if not 2 <= n <= 5:
+            fail(f"--players must be between 2 and 5, not {n}")
+    if config.variant and any(v.value == "two-player-dummy" for v in config.variant) \
+            and sizes != (2,):
+        fail("this league plays two-player-dummy: --players 2 only")
+    return sizes
+
+
+def _prepare(directory: Path, players: list[int] | None, allow_package: list[str] | None,
+             max_bot_mb: int | None, max_bot_files: int | None) -> LeagueConfig:
+    """The league in ``directory`` (made when new), with the table sizes, packages and limits
+    asked for (stored: those not given are the league's), checked to be free of another
+    server."""
     extra, allowed = packages_value(allow_package)
     try:
         if not is_league(directory):
-            config = LeagueConfig(seed=random_seed(), packages=extra,
+            config = LeagueConfig(players=_sizes(players, LeagueConfig()), seed=random_seed(),
+                                  packages=extra,
                                   bot_limits=bot_limits(max_bot_mb, max_bot_files))
             LeagueStore.create(directory, config).close()
-            typer.echo(f"new league: {safe_text(str(directory))} (4-player tables)")
+            typer.echo(f"new league: {safe_text(str(directory))} "
+                       f"({'/'.join(map(str, config.players))}-player tables)")
         with LeagueStore.open(directory, write=True) as store:  # nobody else is running it
             config = store.config()
-            wanted = replace(config, bot_limits=bot_limits(max_bot_mb, max_bot_files,
-                                                           config.bot_limits))
+            wanted = replace(config, players=_sizes(players, config),
+                             bot_limits=bot_limits(max_bot_mb, max_bot_files,
+                                                   config.bot_limits))
             if allow_package is not None:
                 wanted = replace(wanted, packages=extra)
             else:
                 allowed = packages_value(config.packages)[1]
             if wanted != config:
                 store.set_config(wanted)
-                typer.echo("the league's settings changed (--allow-package, --max-bot-mb, "
-                           "--max-bot-files): new submissions and games follow them")
+                typer.echo("the league's settings changed (--players, --allow-package, "
+                           "--max-bot-mb, --max-bot-files): new submissions and games "
+                           "follow them")
             store.set_packages(allowed)
+            problem = seating_problem(wanted.players, store.entries.all())
     except (StoreError, OSError, sqlite3.Error) as err:
         fail(safe_text(str(err)))
     limits = wanted.bot_limits
     typer.echo(f"bots: a .py file, or a folder as .zip/.tar.gz, at most "
                f"{limits.max_bytes / (1 << 20):g} MiB and {limits.max_files} files; they may "
                f"import {packages_text(allowed)}")
+    if problem is not None:
+        typer.echo(f"not playing yet: {problem} (two entries of one author never share "
+                   "a table)")
     return wanted
+
+
+class _SafeLines(logging.Formatter):
+    """Log lines as safe text (an error may quote a bot)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return safe_text(super().format(record), multiline=True)
+
+
+def _log_to(directory: Path) -> None:
+    """The server's log: the ``serve`` logger's lines to the terminal and ``DIR/serve.log``."""
+    logger = logging.getLogger("serve")
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+    form = _SafeLines("%(asctime)s %(message)s", "%Y-%m-%d %H:%M:%S")
+    for handler in (logging.StreamHandler(sys.stdout),
+                    logging.FileHandler(directory / SERVE_LOG, encoding="utf-8")):
+        handler.setFormatter(form)
+        logger.addHandler(handler)
 
 
 def serve_command(
@@ -80,6 +160,14 @@ def serve_command(
         metavar="HOST")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.",
                                       metavar="PORT")] = 8000,
+    players: Annotated[list[int] | None, typer.Option(
+        "--players", "-p", help="Seats per table (2-5); repeat for several table sizes. "
+        "Default: 4 for a new league, else the league's. A table of N seats needs active "
+        "entries of N different authors.", show_default=False, metavar="N")] = None,
+    deadline: Annotated[str | None, typer.Option(
+        help="When submissions close: 2025-06-01T18:00 (this machine's time) or with a zone "
+        "(2025-06-01T18:00+02:00). Default: the league's (none).", show_default=False,
+        metavar="WHEN")] = None,
     workers: Annotated[int | None, typer.Option(
         min=1, help="Games played in parallel. Default: the number of cores.",
         show_default=False, metavar="N")] = None,
@@ -96,45 +184,86 @@ def serve_command(
     max_bot_files: MaxBotFilesOption = None,
 ) -> None:
     """Serve a league: participants submit bots (validated in the sandbox), games are played
-    in the background, and the leaderboard, bot pages and replays are served live. The
-    packages and limits given are stored in the league (not given: the league's)."""
+    in the background, and the leaderboard, bot pages and replays are served live. The table
+    sizes, packages and limits given are stored in the league (not given: the league's)."""
+    from serve.season import parse_deadline
+
+    try:
+        when = None if deadline is None else parse_deadline(deadline)
+        check_executor(executor, address)
+    except (ValueError, RayUnavailable) as err:
+        fail(f"--deadline: {safe_text(str(err))}" if deadline and "date" in str(err)
+             else safe_text(str(err)))
+    sock = _listen(host, port)            # first: on a port it cannot have, nothing is made
+    try:
+        _serve(sock, directory, host, port, players, when, workers, sandbox, executor,
+               address, allow_package, max_bot_mb, max_bot_files)
+    finally:
+        sock.close()
+
+
+def _serve(sock: socket.socket, directory: Path, host: str, port: int,
+           players: list[int] | None, when: datetime | None, workers: int | None,
+           sandbox: SandboxMode, executor: ExecutorKind, address: str | None,
+           allow_package: list[str] | None, max_bot_mb: int | None,
+           max_bot_files: int | None) -> None:
     import uvicorn
 
+    from serve.app import make_app
+    from serve.games import GameProcess, start_games
     from serve.pages import page_routes
-    from serve.service import Competition, start_games
+    from serve.service import Competition
+    from serve.status import GameMonitor
 
-    config = _prepare(directory, allow_package, max_bot_mb, max_bot_files)
+    config = _prepare(directory, players, allow_package, max_bot_mb, max_bot_files)
     try:
-        check_executor(executor, address)
         options = config.arena_options(sandbox=sandbox, log_dir=directory / "logs")
         check_runnable(options)
-    except (ValueError, RayUnavailable) as err:   # RequestError too
+    except RequestError as err:
         fail(safe_text(str(err)))
+    _log_to(directory)
     comp = Competition(directory, options)
+    if when is not None:
+        from serve.errors import Refused
+        from serve.season import shown_time
+
+        try:
+            comp.season.set_deadline(when)
+            typer.echo(f"submissions close at {shown_time(when)}")
+        except Refused as err:             # the final has started: the season's deadline stays
+            typer.echo(f"--deadline is not used: {safe_text(err.message)}")
     token = comp.accounts.ensure_organiser()
     if token is not None:
         typer.echo(f"organiser token: {token}")
         typer.echo("(shown this once: only its hash is kept)")
-    from serve.app import make_app
-
-    app = make_app(comp, page_routes(comp))
+    url = f"http://{host}:{port}/"
     here = usable_cores()
-    games = start_games(directory, options, executor, workers=workers or here, cores=here,
-                        log_file=directory / LOG_NAME, address=address)
-    typer.echo(f"serving {safe_text(str(directory))} at http://{host}:{port}/ "
-               f"(participants submit at /submit)", err=False)
+    setup = GameProcess(directory, options, executor, workers or here, here,
+                        directory / LOG_NAME, address,
+                        f"arena serve (pid {os.getpid()}) at {url}: while it runs, "
+                        f"participants submit bots to it (arena submit {url} BOT) and it plays "
+                        f"the games; stop it (Ctrl-C, or kill {os.getpid()}) to change the "
+                        "league by hand")
+    monitor = GameMonitor(directory, comp.season, lambda: start_games(setup))
+    app = make_app(comp, monitor, page_routes(comp, monitor, starter=TEMPLATE.format(
+        name="my_bot", file="my_bot.py")))
+    monitor.start()
+    typer.echo(f"serving {safe_text(str(directory))} at {url} (participants submit at "
+               "/submit; the status is at /api/status)")
     # uvicorn stops on SIGINT/SIGTERM, then raises the signal again under our handlers: a
-    # KeyboardInterrupt here, so the games stop and the accounts close before we exit.
+    # KeyboardInterrupt here either way, so both end alike.
     previous = signal.signal(signal.SIGTERM, interrupt)
     try:
-        uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
-                                      access_log=False)).run()
+        uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False)).run(
+            sockets=[sock])
     except KeyboardInterrupt:
-        typer.echo("stopped (games stored so far are kept; arena serve DIR goes on)")
+        pass
     finally:
         signal.signal(signal.SIGTERM, previous)
-        games.terminate()
-        games.join(timeout=30)
-        if games.is_alive():
-            games.kill()
+        monitor.stop()
         comp.close()
+    with LeagueStore.open(directory) as store:
+        games, entries = store.count(), len(store.entries.all())
+    typer.echo(f"stopped: {games} games and {entries} entries are kept in "
+               f"{safe_text(str(directory))}; arena serve {safe_text(str(directory))} goes on "
+               "from there")

@@ -24,7 +24,7 @@ from typing import Annotated, Any
 
 import typer
 
-from arena import BotFiles, BotFilesError, BotLimits, read_bot, safe_text
+from arena import BotFiles, BotFilesError, BotLimits, missing_bot_hint, read_bot, safe_text
 from cli.common import fail
 
 __all__ = ["submit_command"]
@@ -148,17 +148,22 @@ def submit_command(
     bot: Annotated[Path, typer.Argument(
         help="The bot: a .py file, a folder holding bot.py, or such a folder as .zip or "
         ".tar.gz.", metavar="BOT")],
-    token: Annotated[str, typer.Option(help="Your participant token.", metavar="TOKEN")],
+    token: Annotated[str | None, typer.Option(
+        help="Your participant token. Default: the environment variable ARENA_TOKEN.",
+        envvar="ARENA_TOKEN", show_envvar=False, show_default=False, metavar="TOKEN")] = None,
     name: Annotated[str | None, typer.Option(
         help="The bot's name in the league. Default: the file's or folder's name without "
         "extension.", show_default=False, metavar="NAME")] = None,
 ) -> None:
     """Submit a bot to an arena serve: checks it here, sends it, prints the validation report;
     exits non-zero if the bot was not entered."""
+    if not token:
+        fail("your participant token is needed: --token TOKEN, or set ARENA_TOKEN")
     if not url.startswith(("http://", "https://")):
         fail(f"the URL must start with http:// or https://, not {safe_text(url)}")
     if not bot.exists():
-        fail(f"cannot read {safe_text(str(bot))}: no such file or folder")
+        fail(f"cannot read {safe_text(str(bot))}: no such file or folder"
+             + safe_text(missing_bot_hint(str(bot))))
     limits = _server_limits(url)
     files = _read(bot, limits or BotLimits(), url if limits else None)
     if files.kind == "file":

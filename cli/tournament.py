@@ -103,7 +103,8 @@ def tournament_command(
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Print the schedule and stop.")] = False,
     yes: Annotated[bool, typer.Option(
-        "--yes", "-y", help="Do not ask before a run estimated to take over an hour.")] = False,
+        "--yes", "-y", help="Do not ask before resuming a run its stored games say takes "
+        "over an hour.")] = False,
     quiet: Annotated[bool, typer.Option(
         "--quiet", "-q", help="No progress display.")] = False,
     executor: Annotated[ExecutorKind, typer.Option(
@@ -193,7 +194,7 @@ def _run(prepared: PreparedTournament, *, records: bool, dry_run: bool, yes: boo
         fail(safe_text(str(err)))
     except RunError as err:  # its message may quote a bot's exception
         fail(f"{safe_text(str(err))} (games finished so far are stored in "
-             f"{safe_text(str(out))})", 1)
+             f"{safe_text(str(out))}: the same command resumes)", 1)
     except RayUnavailable as err:
         fail(safe_text(str(err)), 1)
     except (sqlite3.Error, OSError) as err:
@@ -218,8 +219,10 @@ def _run(prepared: PreparedTournament, *, records: bool, dry_run: bool, yes: boo
 
 
 def _confirm(the_plan: Plan, yes: bool) -> None:
-    """Ask before a run estimated to take over an hour (not with --yes, nor without a tty)."""
-    if (the_plan.estimate > CONFIRM_SECONDS and not yes and sys.stdin.isatty()
-            and not typer.confirm(f"This may take {format_duration(the_plan.estimate)}. "
-                                  "Start?", default=True)):
+    """Ask before a run its stored games say takes over an hour (not with --yes, nor without
+    a tty; a new tournament has no times yet: its progress shows the time left)."""
+    estimate = the_plan.estimate
+    if (estimate is not None and estimate > CONFIRM_SECONDS and not yes and sys.stdin.isatty()
+            and not typer.confirm(f"This may take {format_duration(estimate)}. Start?",
+                                  default=True)):
         raise typer.Exit(1)

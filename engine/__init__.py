@@ -14,7 +14,15 @@ TYPE_CHECKING = False  # typing is not imported: it costs a bot process's start-
 if TYPE_CHECKING:
     from typing import Any
 
-    from engine.cards import BY_NAME, DECK_COUNTS, HAND_SIZES, Card, deck, parse_card
+    from engine.cards import (
+        BY_NAME,
+        DECK_COUNTS,
+        HAND_SIZES,
+        Card,
+        deck,
+        did_you_mean,
+        parse_card,
+    )
     from engine.fast import FastGame, determinize
     from engine.observation import Observation
     from engine.record import FORMAT as RECORD_FORMAT
@@ -45,7 +53,7 @@ if TYPE_CHECKING:
 #: Each public name and the module (and name there) it comes from.
 _EXPORTS: dict[str, tuple[str, str]] = {
     **{n: ("engine.cards", n) for n in ("BY_NAME", "Card", "DECK_COUNTS", "HAND_SIZES", "deck",
-                                         "parse_card")},
+                                         "did_you_mean", "parse_card")},
     **{n: ("engine.fast", n) for n in ("FastGame", "determinize")},
     "Observation": ("engine.observation", "Observation"),
     "RECORD_FORMAT": ("engine.record", "FORMAT"),
@@ -61,7 +69,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
 }
 
 __all__ = [
-    "BY_NAME", "Card", "DECK_COUNTS", "HAND_SIZES", "deck", "parse_card",
+    "BY_NAME", "Card", "DECK_COUNTS", "HAND_SIZES", "deck", "did_you_mean", "parse_card",
     "FastGame", "determinize",
     "Observation",
     "RECORD_FORMAT", "GameRecord", "RecordError", "RecordFault", "ReplayStep", "RoundRecord",

@@ -11,7 +11,7 @@ from publish.data import BotData, GameFault, game_number
 from publish.html import Cell, esc, figure, link, page, stat, table
 from publish.pages import Site, share_color
 from publish.svg import PALETTE, Band, Series, histogram, line_chart
-from tournaments import BotRow
+from tournaments import BotRow, confidence_text
 
 __all__ = ["bot_page", "FAULT_ROWS", "GAME_ROWS", "LEAGUE_GAME_ROWS", "LEAGUE_H2H_ROWS",
            "size_text"]
@@ -235,9 +235,10 @@ def _standing(site: Site, bot: BotData) -> tuple[str, str]:
     row, k = bot.row, len(site.data.ranking.bots)
     status = row.entry.status if row.entry is not None else "active"
     if status == "active":
-        return (stat("rank", f"{row.rank} of {k}"),
-                f"Rank {row.rank} of {k} · rank range {row.rank_low}–"
-                f"{row.rank_high} in 90% of bootstrap resamples")
+        sure = ("" if row.confidence is None else f" · confidence "
+                f"{esc(confidence_text(row.confidence))} that it is stronger than the next one "
+                "down")
+        return stat("rank", f"{row.rank} of {k}"), f"Rank {row.rank} of {k}{sure}"
     why = "retired" if status == "retired" else "replaced by a newer version"
     return (stat("status", status),
             f"Off the leaderboard ({why}); its games stay in the league's history.")

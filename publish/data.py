@@ -9,8 +9,9 @@ replaced version); retired entries and old versions are the ranking's ``retired`
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -119,38 +120,65 @@ class TournamentData:
         return [self.names[b] for b in game.seats] + list(players[len(game.seats):])
 
 
-def load_data(directory: Path) -> TournamentData:
+def load_data(directory: Path, previous: TournamentData | None = None) -> TournamentData:
     """Read the league or the tournament in ``directory`` (as it is now, even while a run adds
-    games to it); raises ``StoreError`` if unusable."""
+    games to it); raises ``StoreError`` if unusable. ``previous``: the same folder as read
+    before (the live site): when its bots are the same, only the games since are read."""
     with open_store(directory) as store:
         for _ in range(3):
             entries = store.versions()
-            ranking = store.ranking(history=True)
-            games = store.games()
+            names = store.names()
+            since = _unchanged_through(previous, directory, names, entries)
+            ranking = store.ranking(history=True, since=since)
+            games = store.games(after=since)
             if store.versions() == entries:
                 break
         else:
             raise StoreError(f"{directory} changed while it was read (entries added or "
                              "retired); publish again")
-        names, files = store.names(), store.listings()
+        files = ([b.files for b in previous.bots] if previous is not None and since >= 0
+                 else store.listings())
     history = ranking.history
     assert history is not None  # asked for
     # Games stored after the ranking read them (a run going on): left out, as the ranking did.
-    rated = {p.game for points in history.values() for p in points if p.game >= 0}
+    rated = {p.game for points in history.values() for p in points[1:]}
     games = [g for g in games if g.index in rated]
-    return _assemble(directory, names, ranking, games, entries, files)
+    return _assemble(directory, names, ranking, games, entries, files,
+                     previous if since >= 0 else None, since)
+
+
+def _unchanged_through(previous: TournamentData | None, directory: Path, names: list[str],
+                       entries: list[Entry] | None) -> int:
+    """The game up to which ``previous`` holds every game, when it read the same bots from
+    the same folder (so only later games need reading); -1 when it must be read again."""
+    if previous is None or previous.directory != directory or previous.names != names \
+            or previous.entries != entries:
+        return -1
+    through = -1
+    for n, game in enumerate(previous.games):
+        if game.index != n:
+            break
+        through = n
+    return through
 
 
 def _assemble(directory: Path, names: list[str], ranking: Ranking, games: list[StoredGame],
-              entries: list[Entry] | None = None, files: Sequence[FileList | None] = ()
-              ) -> TournamentData:
+              entries: list[Entry] | None = None, files: Sequence[FileList | None] = (),
+              base: TournamentData | None = None, since: int = -1) -> TournamentData:
+    """The data of ``games`` (those after ``since`` when a ``base`` holds the earlier ones)."""
     history = ranking.history
     assert history is not None  # asked for
     rows = {row.name: row for row in ranking.bots + ranking.retired}
     bots = [BotData(i, name, rows[name], history[name],
                     files=files[i] if i < len(files) else None)
             for i, name in enumerate(names)]
-    for game in games:
+    if base is not None:
+        bots = _kept(base, since, bots)
+        games = [g for g in base.games if g.index <= since] + games
+        new = [g for g in games if g.index > since]
+    else:
+        new = games
+    for game in new:
         for seat, b in enumerate(game.seats):
             bots[b].scores.append(int(game.scores[seat]))
             bots[b].places.append(int(game.places[seat]))
@@ -159,7 +187,28 @@ def _assemble(directory: Path, names: list[str], ranking: Ranking, games: list[S
         for f in game.faults:
             if 0 <= f.seat < len(game.seats):
                 bots[game.seats[f.seat]].faults.append(GameFault(game.index, f))
+    if base is not None:        # the ranking's history as if read whole
+        ranking = replace(ranking, history={b.name: b.history for b in bots})
     return TournamentData(directory, list(names), ranking, games, bots, entries)
+
+
+def _kept(base: TournamentData, since: int, bots: list[BotData]) -> list[BotData]:
+    """``bots`` (rows and the history after ``since``) with what ``base`` holds of the games
+    up to ``since`` first (its lists are copied, never changed: a live site may be using
+    them)."""
+    dropped = [g for g in base.games if g.index > since]
+    seats = Counter(b for g in dropped for b in g.seats)
+    played = Counter(b for g in dropped for b in set(g.seats))
+    out = []
+    for old, now in zip(base.bots, bots, strict=True):
+        games = len(old.games) - played[old.index]
+        held = len(old.scores) - seats[old.index]
+        out.append(BotData(old.index, now.name, now.row,
+                           list(old.history[:games + 1]) + list(now.history[1:]),
+                           old.scores[:held], old.places[:held],
+                           [f for f in old.faults if f.game <= since], old.games[:games],
+                           old.files))
+    return out
 
 
 def choose_replays(data: TournamentData, limit: int | None) -> list[int]:

@@ -4,6 +4,10 @@ Kept in the league's own database (tables ``participants`` and ``submissions``, 
 organiser's token hash in ``meta``). Only a SHA-256 hash of each token is stored; a token is
 shown once, when it is made. Tokens are 32 random bytes (URL-safe text), so a hash without a
 salt is enough: nobody can guess one to try against a leaked hash.
+
+A participant is ``active`` until the organiser retires or bans them: then their token stops
+working (its hash is replaced by one no token has) and stays so. The organiser may give an
+active participant a new token (the old one stops working).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from typing import Concatenate, ParamSpec, TypeVar
 
 from tournaments import LeagueStore
 
-__all__ = ["Accounts", "AccountError", "NAME_PATTERN", "Who"]
+__all__ = ["Accounts", "AccountError", "NAME_PATTERN", "Participant", "STATUSES", "Who"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS participants (
@@ -40,6 +44,10 @@ CREATE TABLE IF NOT EXISTS submissions (
 );
 CREATE INDEX IF NOT EXISTS submissions_by ON submissions (participant, at);
 """
+#: Columns added to ``participants`` after its first version (added when a server opens it).
+_LATER_COLUMNS = (("status", "TEXT NOT NULL DEFAULT 'active'"), ("left_at", "TEXT"))
+#: What a participant can be.
+STATUSES = ("active", "retired", "banned")
 
 #: Participant and bot names: short, plain, safe in a URL and a file name.
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
@@ -59,6 +67,23 @@ class Who:
     @property
     def organiser(self) -> bool:
         return self.role == "organiser"
+
+
+@dataclass(frozen=True, slots=True)
+class Participant:
+    """A participant as the organiser's list shows them."""
+
+    name: str
+    created_at: str
+    status: str             #: "active", "retired" or "banned"
+    left_at: str | None     #: when they were retired or banned
+    submissions: int        #: attempts, entered or not
+    last_submission: str | None
+
+    def to_json(self) -> dict[str, object]:
+        return {"name": self.name, "created_at": self.created_at, "status": self.status,
+                "left_at": self.left_at, "submissions": self.submissions,
+                "last_submission": self.last_submission}
 
 
 _T = TypeVar("_T")
@@ -96,6 +121,10 @@ class Accounts:
         self._conn.execute("PRAGMA journal_mode = WAL")
         with self._conn:
             self._conn.executescript(_SCHEMA)
+            have = {row[1] for row in self._conn.execute("PRAGMA table_info(participants)")}
+            for column, kind in _LATER_COLUMNS:
+                if column not in have:
+                    self._conn.execute(f"ALTER TABLE participants ADD COLUMN {column} {kind}")
 
     def close(self) -> None:
         self._conn.close()
@@ -124,8 +153,8 @@ class Accounts:
             "SELECT value FROM meta WHERE key = 'organiser_token_sha256'").fetchone()
         if row is not None and hmac.compare_digest(row[0], digest):
             return Who("organiser", "")
-        found = self._conn.execute("SELECT name FROM participants WHERE token_sha256 = ?",
-                                   (digest,)).fetchone()
+        found = self._conn.execute("SELECT name FROM participants WHERE token_sha256 = ? "
+                                   "AND status = 'active'", (digest,)).fetchone()
         return Who("participant", found[0]) if found else None
 
     @_locked
@@ -145,9 +174,53 @@ class Accounts:
         return token
 
     @_locked
-    def participants(self) -> list[str]:
-        return [row[0] for row in self._conn.execute(
-            "SELECT name FROM participants ORDER BY name")]
+    def participants(self) -> list[Participant]:
+        """Every participant, by name, with their submissions."""
+        rows = self._conn.execute(
+            "SELECT p.name, p.created_at, p.status, p.left_at, COUNT(s.id), MAX(s.at) "
+            "FROM participants p LEFT JOIN submissions s ON s.participant = p.name "
+            "GROUP BY p.name ORDER BY p.name")
+        return [Participant(*row) for row in rows]
+
+    @_locked
+    def status(self, name: str) -> str | None:
+        """The participant's status, None if there is no such participant."""
+        row = self._conn.execute("SELECT status FROM participants WHERE name = ?",
+                                 (name,)).fetchone()
+        return None if row is None else str(row[0])
+
+    @_locked
+    def remove(self, name: str, status: str) -> None:
+        """Retire or ban (``status``) the active participant ``name``: their token stops
+        working; :class:`AccountError` if there is no such active participant."""
+        assert status in STATUSES[1:]
+        with self._conn:
+            changed = self._conn.execute(
+                "UPDATE participants SET status = ?, left_at = ?, token_sha256 = ? "
+                "WHERE name = ? AND status = 'active'",
+                (status, _now().isoformat(), "revoked:" + secrets.token_hex(32), name)).rowcount
+        if not changed:
+            raise AccountError(self._absent(name))
+
+    @_locked
+    def new_token(self, name: str) -> str:
+        """A new token for the active participant ``name`` (shown once; the old one stops
+        working); :class:`AccountError` if there is no such active participant."""
+        token = secrets.token_urlsafe(32)
+        with self._conn:
+            changed = self._conn.execute(
+                "UPDATE participants SET token_sha256 = ? WHERE name = ? AND status = 'active'",
+                (_hash(token), name)).rowcount
+        if not changed:
+            raise AccountError(self._absent(name))
+        return token
+
+    def _absent(self, name: str) -> str:
+        row = self._conn.execute("SELECT status FROM participants WHERE name = ?",
+                                 (name,)).fetchone()
+        if row is None:
+            return f"no participant called {name}"
+        return f"{name} is {row[0]}: their token stays revoked"
 
     # ------------------------------------------------------------------ submissions
     @_locked

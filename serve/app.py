@@ -24,7 +24,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from serve.service import Competition, Refused
+from serve.errors import Refused
+from serve.organiser import organiser_routes
+from serve.requests import json_body, token
+from serve.service import Competition
+from serve.status import GameMonitor
 
 __all__ = ["make_app", "api_routes"]
 
@@ -36,25 +40,6 @@ FORM_OVERHEAD = 64 * 1024
 
 def error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
-
-
-def _token(request: Request, form_token: str | None = None) -> str | None:
-    header = request.headers.get("authorization", "")
-    if header.lower().startswith("bearer "):
-        return header[7:].strip()
-    return form_token
-
-
-async def _json_body(request: Request) -> dict[str, Any]:
-    if int(request.headers.get("content-length") or 0) > 64 * 1024:
-        raise Refused(413, "the request is too large")
-    try:
-        body = await request.json()
-    except ValueError:
-        raise Refused(400, "the body must be a JSON object") from None
-    if not isinstance(body, dict):
-        raise Refused(400, "the body must be a JSON object")
-    return body
 
 
 async def _limited_body(request: Request, limit: int, upload: int) -> bytes:
@@ -72,17 +57,18 @@ async def _limited_body(request: Request, limit: int, upload: int) -> bytes:
     return b"".join(chunks)
 
 
-def api_routes(comp: Competition) -> list[BaseRoute]:
-    """The JSON API (see INTERFACES.md, "Competition server")."""
+def api_routes(comp: Competition, monitor: GameMonitor) -> list[BaseRoute]:
+    """The JSON API (see INTERFACES.md, "Competition server"), and the organiser's routes
+    (:mod:`serve.organiser`)."""
 
     async def participants(request: Request) -> Response:
-        who = comp.authenticate(_token(request))
-        body = await _json_body(request)
+        who = comp.authenticate(token(request))
+        body = await json_body(request)
         name = body.get("name")
         if not isinstance(name, str):
             raise Refused(400, 'the body needs a "name" (text)')
-        token = await run_in_threadpool(comp.add_participant, who, name)
-        return JSONResponse({"name": name, "token": token}, status_code=201)
+        made = await run_in_threadpool(comp.add_participant, who, name)
+        return JSONResponse({"name": name, "token": made}, status_code=201)
 
     async def bots(request: Request) -> Response:
         body = await _limited_body(request, comp.max_upload + FORM_OVERHEAD, comp.max_upload)
@@ -96,8 +82,8 @@ def api_routes(comp: Competition) -> list[BaseRoute]:
         except MultiPartException as err:
             raise Refused(413 if "size" in str(err).lower() else 400,
                           f"bad upload: {err}") from None
-        token = form.get("token")
-        who = comp.authenticate(_token(request, token if isinstance(token, str) else None))
+        sent = form.get("token")
+        who = comp.authenticate(token(request, sent if isinstance(sent, str) else None))
         upload = form.get("file")
         if not isinstance(upload, UploadFile):
             raise Refused(400, 'send the bot as a multipart form field "file"')
@@ -109,7 +95,7 @@ def api_routes(comp: Competition) -> list[BaseRoute]:
         return JSONResponse(result.to_json(), status_code=201 if result.validation.ok else 422)
 
     async def retire(request: Request) -> Response:
-        who = comp.authenticate(_token(request))
+        who = comp.authenticate(token(request))
         name = await run_in_threadpool(comp.retire, who, request.path_params["name"])
         return JSONResponse({"name": name, "status": "retired"})
 
@@ -120,12 +106,23 @@ def api_routes(comp: Competition) -> list[BaseRoute]:
     async def limits(request: Request) -> Response:
         return JSONResponse(await run_in_threadpool(comp.limits))
 
+    async def status(request: Request) -> Response:
+        return JSONResponse((await run_in_threadpool(monitor.status)).to_json())
+
+    async def bot_log(request: Request) -> Response:
+        who = comp.authenticate(token(request))
+        found = await run_in_threadpool(comp.bot_log, who, request.path_params["name"])
+        return JSONResponse(found)
+
     return [
         Route("/api/participants", participants, methods=["POST"]),
         Route("/api/bots", bots, methods=["POST"]),
         Route("/api/bots/{name}/retire", retire, methods=["POST"]),
+        Route("/api/bots/{name}/log", bot_log, methods=["GET"]),
         Route("/api/ranking", ranking, methods=["GET"]),
+        Route("/api/status", status, methods=["GET"]),
         Route("/api/limits", limits, methods=["GET"]),
+        *organiser_routes(comp),
     ]
 
 
@@ -142,7 +139,8 @@ class _SameOrigin(BaseHTTPMiddleware):
         return await call_next(request)
 
 
-def make_app(comp: Competition, pages: list[BaseRoute] | None = None) -> Starlette:
+def make_app(comp: Competition, monitor: GameMonitor, pages: list[BaseRoute] | None = None
+             ) -> Starlette:
     """The server's application: the API, then ``pages``."""
 
     async def refused(request: Request, exc: Exception) -> Response:
@@ -158,7 +156,7 @@ def make_app(comp: Competition, pages: list[BaseRoute] | None = None) -> Starlet
         return error(500, "internal error (the server's log has the details)")
 
     return Starlette(
-        routes=[*api_routes(comp), *(pages or [])],
+        routes=[*api_routes(comp, monitor), *(pages or [])],
         middleware=[Middleware(_SameOrigin)],
         exception_handlers={Refused: refused, HTTPException: http_error, Exception: crashed},
     )

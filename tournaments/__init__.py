@@ -22,9 +22,12 @@ Inside, by responsibility:
   :mod:`~tournaments.report` (ranking.json, .md, .csv and the terminal table),
   :mod:`~tournaments.progress` (live progress);
 - leagues: :mod:`~tournaments.league` (batches of rounds), :mod:`~tournaments.league_config`,
-  :mod:`~tournaments.matchmaking`, :mod:`~tournaments.botcopies` (the league's copies of its
-  bots);
-- :mod:`~tournaments.fairness` — how evenly bots share the machine (``arena bench``).
+  :mod:`~tournaments.matchmaking`, :mod:`~tournaments.seating` (whether the entries can be
+  seated, in words), :mod:`~tournaments.final` (a final evaluation of the last versions),
+  :mod:`~tournaments.botcopies` (the league's copies of its bots);
+- :mod:`~tournaments.fairness` — how evenly bots share the machine (``arena bench``);
+- :mod:`tournaments.compare` — ``arena compare``: two versions of a bot on duplicate deals,
+  until a sequential test decides (``compare_bots``, ``prepare_compare``).
 
 Bot processes are ``arena``'s business: this package only calls ``arena``'s public API.
 Names are imported on first use (PEP 562).
@@ -56,12 +59,38 @@ if TYPE_CHECKING:
         check_packages,
         check_runnable,
     )
+    from tournaments.compare.comparison import Comparison
+    from tournaments.compare.deals import CompareError
+    from tournaments.compare.report import (
+        comparison_design,
+        comparison_progress,
+        comparison_summary,
+    )
+    from tournaments.compare.request import (
+        DEFAULT_AGAINST,
+        DEFAULT_MAX_GAMES,
+        CompareRequest,
+        PreparedCompare,
+        compare_bots,
+        prepare_compare,
+    )
+    from tournaments.compare.sprt import Verdict
     from tournaments.config import FileList, TournamentConfig
     from tournaments.executors.executor import Executor, GameOutcome, GameRequest, RunError
     from tournaments.executors.kinds import ExecutorKind, check_executor, make_executor
-    from tournaments.executors.local import LocalExecutor
+    from tournaments.executors.local import LastingExecutor, LocalExecutor
     from tournaments.executors.ray import RayExecutor, RayUnavailable
     from tournaments.fairness import SITUATIONS, core_share
+    from tournaments.final import (
+        FINAL_DIR,
+        FinalSchedule,
+        FinalState,
+        create_final,
+        final_ranking,
+        final_state,
+        play_final,
+        round_robin_games,
+    )
     from tournaments.league import (
         DEFAULT_CONFIDENCE,
         BatchReport,
@@ -73,18 +102,19 @@ if TYPE_CHECKING:
     from tournaments.league_config import LeagueConfig
     from tournaments.packages import AllowedPackage, packages_text
     from tournaments.progress import ProgressView, format_duration, make_progress
-    from tournaments.ranking import BotRow, Ranking, ranking_json
+    from tournaments.ranking import CONFIDENCE_NOTE, BotRow, Ranking, confidence_text, ranking_json
     from tournaments.rating import RatingPoint
     from tournaments.report import (
         core_share_warning,
-        rank_range,
         ranking_csv,
         ranking_markdown,
         ranking_table,
         write_rankings,
     )
     from tournaments.schedule import GAMES_PER_BOT, ScheduleKind
+    from tournaments.seating import authors, seating_problem, seating_rule
     from tournaments.settings import DEFAULT_PLAYERS, random_seed
+    from tournaments.store.backup import Backup, backup_league, restore_league
     from tournaments.store.database import StoredGame, StoreError
     from tournaments.store.entries import Entry
     from tournaments.store.league import LeagueStore, is_league
@@ -100,26 +130,39 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("MIN_MEMORY_MB", "RequestError", "check_bots", "check_memory",
                      "check_options", "check_packages", "check_runnable"),
                     "tournaments.checks"),
+    "Comparison": "tournaments.compare.comparison",
+    "CompareError": "tournaments.compare.deals",
+    **dict.fromkeys(("comparison_design", "comparison_progress", "comparison_summary"),
+                    "tournaments.compare.report"),
+    **dict.fromkeys(("DEFAULT_AGAINST", "DEFAULT_MAX_GAMES", "CompareRequest",
+                     "PreparedCompare", "compare_bots", "prepare_compare"),
+                    "tournaments.compare.request"),
+    "Verdict": "tournaments.compare.sprt",
     **dict.fromkeys(("FileList", "TournamentConfig"), "tournaments.config"),
     **dict.fromkeys(("Executor", "GameOutcome", "GameRequest", "RunError"),
                     "tournaments.executors.executor"),
     **dict.fromkeys(("ExecutorKind", "check_executor", "make_executor"),
                     "tournaments.executors.kinds"),
-    "LocalExecutor": "tournaments.executors.local",
+    **dict.fromkeys(("LastingExecutor", "LocalExecutor"), "tournaments.executors.local"),
     **dict.fromkeys(("RayExecutor", "RayUnavailable"), "tournaments.executors.ray"),
     **dict.fromkeys(("SITUATIONS", "core_share"), "tournaments.fairness"),
+    **dict.fromkeys(("FINAL_DIR", "FinalSchedule", "FinalState", "create_final", "final_ranking",
+                     "final_state", "play_final", "round_robin_games"), "tournaments.final"),
     **dict.fromkeys(("DEFAULT_CONFIDENCE", "BatchReport", "LeagueError", "add_to_league",
                      "new_league", "play_batch"), "tournaments.league"),
     "LeagueConfig": "tournaments.league_config",
     **dict.fromkeys(("AllowedPackage", "packages_text"), "tournaments.packages"),
     **dict.fromkeys(("ProgressView", "format_duration", "make_progress"),
                     "tournaments.progress"),
-    **dict.fromkeys(("BotRow", "Ranking", "ranking_json"), "tournaments.ranking"),
+    **dict.fromkeys(("CONFIDENCE_NOTE", "BotRow", "Ranking", "confidence_text", "ranking_json"),
+                    "tournaments.ranking"),
     "RatingPoint": "tournaments.rating",
-    **dict.fromkeys(("core_share_warning", "rank_range", "ranking_csv", "ranking_markdown",
-                     "ranking_table", "write_rankings"), "tournaments.report"),
+    **dict.fromkeys(("core_share_warning", "ranking_csv", "ranking_markdown", "ranking_table",
+                     "write_rankings"), "tournaments.report"),
     **dict.fromkeys(("GAMES_PER_BOT", "ScheduleKind"), "tournaments.schedule"),
+    **dict.fromkeys(("authors", "seating_problem", "seating_rule"), "tournaments.seating"),
     **dict.fromkeys(("DEFAULT_PLAYERS", "random_seed"), "tournaments.settings"),
+    **dict.fromkeys(("Backup", "backup_league", "restore_league"), "tournaments.store.backup"),
     **dict.fromkeys(("StoredGame", "StoreError"), "tournaments.store.database"),
     "Entry": "tournaments.store.entries",
     **dict.fromkeys(("LeagueStore", "is_league"), "tournaments.store.league"),
@@ -130,19 +173,24 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
-    "AllowedPackage", "BatchReport", "BotRow", "DEFAULT_CONFIDENCE", "DEFAULT_PLAYERS", "Entry",
-    "Executor", "ExecutorKind", "FileList", "GAMES_PER_BOT", "GameOutcome",
-    "GameRequest", "GameStore", "LOG_NAME", "LeagueConfig", "LeagueError", "LeagueStore",
-    "LocalExecutor", "MIN_MEMORY_MB", "Plan", "PlayRequest", "PreparedGame", "PreparedTournament",
-    "ProgressView", "Ranking", "RatingPoint", "RayExecutor", "RayUnavailable", "RequestError",
-    "RunError", "SITUATIONS", "ScheduleKind", "StoreError", "StoredGame", "TournamentConfig",
-    "TournamentRequest", "TournamentStore", "add_to_league", "check_bots", "check_executor",
-    "check_memory", "check_options", "check_packages", "check_runnable", "core_share",
-    "core_share_warning",
-    "format_duration", "is_league", "make_executor", "make_progress", "new_league", "open_store",
-    "packages_text", "play_batch", "play_game", "prepare_game", "prepare_tournament", "random_seed",
-    "rank_directory", "rank_range", "ranking_csv", "ranking_json", "ranking_markdown",
-    "ranking_table", "run_tournament", "stored_kind", "write_rankings",
+    "AllowedPackage", "Backup", "BatchReport", "BotRow", "CONFIDENCE_NOTE", "CompareError",
+    "CompareRequest", "Comparison", "DEFAULT_AGAINST", "DEFAULT_CONFIDENCE", "DEFAULT_MAX_GAMES",
+    "DEFAULT_PLAYERS", "Entry", "Executor", "ExecutorKind", "FINAL_DIR", "FileList",
+    "FinalSchedule", "FinalState", "GAMES_PER_BOT", "GameOutcome", "GameRequest", "GameStore",
+    "LOG_NAME", "LastingExecutor", "LeagueConfig", "LeagueError", "LeagueStore", "LocalExecutor",
+    "MIN_MEMORY_MB", "Plan", "PlayRequest", "PreparedCompare", "PreparedGame",
+    "PreparedTournament", "ProgressView", "Ranking", "RatingPoint", "RayExecutor",
+    "RayUnavailable", "RequestError", "RunError", "SITUATIONS", "ScheduleKind", "StoreError",
+    "StoredGame", "TournamentConfig", "TournamentRequest", "TournamentStore", "Verdict",
+    "add_to_league", "authors", "backup_league", "check_bots", "check_executor", "check_memory",
+    "check_options", "check_packages", "check_runnable", "compare_bots", "comparison_design",
+    "comparison_progress", "comparison_summary", "confidence_text", "core_share",
+    "core_share_warning", "create_final", "final_ranking", "final_state", "format_duration",
+    "is_league", "make_executor", "make_progress", "new_league", "open_store", "packages_text",
+    "play_batch", "play_final", "play_game", "prepare_compare", "prepare_game",
+    "prepare_tournament", "random_seed", "rank_directory", "ranking_csv", "ranking_json",
+    "ranking_markdown", "ranking_table", "restore_league", "round_robin_games", "run_tournament",
+    "seating_problem", "seating_rule", "stored_kind", "write_rankings",
 ]
 
 

@@ -53,7 +53,8 @@ from tournaments.checks import (
     check_variants,
 )
 from tournaments.config import TournamentConfig
-from tournaments.executors.executor import Executor
+from tournaments.executors.executor import Executor, RunError
+from tournaments.executors.guard import unguarded_call
 from tournaments.executors.kinds import ExecutorKind, check_executor, make_executor
 from tournaments.executors.ray import RayUnavailable
 from tournaments.packages import AllowedPackage
@@ -134,6 +135,8 @@ def prepare_tournament(request: TournamentRequest) -> PreparedTournament:
     """Resolve and check everything ``request`` asks for, once; :class:`RequestError` (one
     line) for the first problem. A tournament stored in ``out`` is resumed: a seed or cycles
     left None are the stored ones."""
+    if request.executor is ExecutorKind.LOCAL and (problem := unguarded_call()) is not None:
+        raise RequestError(problem)
     variant = check_variants(request.variant)
     extra, allowed = check_packages(request.packages)
     specs = check_bots(request.bots, request.bot_limits)
@@ -186,6 +189,10 @@ def run_tournament(bots: Sequence[str | Path] = (), *, players: Sequence[int] | 
     larger ``cycles`` extends it); without it, in a temporary folder that is removed.
     ``packages`` and ``bot_limits`` as in :func:`play_game`; the packages are part of the
     tournament's settings (resuming with others is refused).
+
+    The games are played by worker processes, which import the main script again: in a script,
+    call this under ``if __name__ == "__main__":`` (a call outside it is a
+    :class:`RequestError` saying so).
     """
     with tempfile.TemporaryDirectory(prefix="sushi-tournament-") as scratch:
         folder = Path(out) if out is not None else Path(scratch) / "tournament"
@@ -197,7 +204,13 @@ def run_tournament(bots: Sequence[str | Path] = (), *, players: Sequence[int] | 
         store = prepared.open_store()
         assert store is not None
         with store:
-            return prepared.play(store, prepared.plan(store), progress=NoProgress())
+            try:
+                return prepared.play(store, prepared.plan(store), progress=NoProgress())
+            except RunError as err:
+                if out is None:     # nothing kept to resume from
+                    raise
+                raise RunError(f"{err} (the games played are stored in {folder}: the same "
+                               "call with this out resumes)") from None
 
 
 # ---------------------------------------------------------------------- one game

@@ -37,7 +37,6 @@ from tournaments.progress import NoProgress, ProgressView
 from tournaments.rating import Ratings
 from tournaments.settings import DEFAULT_PLAYERS, random_seed
 from tournaments.store.batches import Batch, PlannedGame
-from tournaments.store.database import StoredGame
 from tournaments.store.entries import Entry
 from tournaments.store.league import LeagueStore
 
@@ -111,10 +110,10 @@ def play_batch(store: LeagueStore, executor: Executor, *, games: int,
         batch = store.batches.start(games, confidence)
     bots = bot_specs(store, entries)
     active = [e.id for e in entries if e.active]
-    ratings = Ratings(len(entries))
-    # Games played but not rated yet: rated in index order at a round's end, when every
-    # planned game is played, so ratings never depend on the order games finished in.
-    unrated = {g.index: g for g in store.games()}
+    # Ratings are stored round by round (store.rate): games are rated in index order at a
+    # round's end, when every planned game is played, so ratings never depend on the order
+    # games finished in, and a round rates only its own games.
+    tally = store.rate()
     deals = [0] * len(entries)
     seen_deals: set[int] = set()
     for game in store.batches.planned():
@@ -124,7 +123,8 @@ def play_batch(store: LeagueStore, executor: Executor, *, games: int,
                 deals[b] += 1
     progress = progress if progress is not None else NoProgress()
     in_batch = store.batches.planned(batch.id)
-    played_before = sum(1 for g in in_batch if g.index in unrated)
+    done = store.done()
+    played_before = sum(1 for g in in_batch if g.index in done)
     progress.start(max(batch.games, len(in_batch)), played_before)
     played = 0
     outcome = ""
@@ -133,18 +133,13 @@ def play_batch(store: LeagueStore, executor: Executor, *, games: int,
             while True:
                 unplayed = store.batches.unplayed()
                 if unplayed:
-                    leader = bots[ratings.leader(active)].name if active else ""
-                    for result in _play(store, session, bots, unplayed, progress,
-                                        played_before + played, leader):
-                        unrated[result.index] = result
-                        played += 1
+                    leader = bots[tally.ratings.leader(active)].name if active else ""
+                    played += _play(store, session, unplayed, progress,
+                                    played_before + played, leader)
                     continue
-                for index in sorted(unrated):
-                    result = unrated[index]
-                    ratings.add(result.seats, result.places[:len(result.seats)])
-                unrated.clear()
+                tally = store.rate()
                 planned = len(store.batches.planned(batch.id))
-                cands = _candidates(entries, ratings, deals)
+                cands = _candidates(entries, tally.ratings, deals)
                 if planned >= batch.games:
                     outcome = "done"
                 elif batch.confidence is not None and confident(cands, batch.confidence):
@@ -181,21 +176,20 @@ def _plan_round(store: LeagueStore, config: LeagueConfig, batch: Batch,
     store.batches.plan(new)
 
 
-def _play(store: LeagueStore, session: Rounds, bots: Sequence[BotSpec],
-          games: Sequence[PlannedGame], progress: ProgressView, done: int, leader: str
-          ) -> list[StoredGame]:
-    """Play ``games`` (stored as each ends); the finished games, by index."""
+def _play(store: LeagueStore, session: Rounds, games: Sequence[PlannedGame],
+          progress: ProgressView, done: int, leader: str) -> int:
+    """Play ``games`` (each stored as it ends); how many were played."""
     by_index = {g.index: g for g in games}
-    finished: dict[int, StoredGame] = {}
+    finished = 0
 
     def on_finished(outcome: GameOutcome) -> None:
-        game = by_index[outcome.index]
-        finished[game.index] = store.add(game, outcome)
-        progress.update(done + len(finished), leader)
+        nonlocal finished
+        store.add(by_index[outcome.index], outcome)
+        finished += 1
+        progress.update(done + finished, leader)
 
-    requests = [GameRequest(g.index, g.seats, g.seed) for g in games]
-    session.run(requests, on_finished)
-    return [finished[i] for i in sorted(finished)]
+    session.run([GameRequest(g.index, g.seats, g.seed) for g in games], on_finished)
+    return finished
 
 
 def read_entry(path: Path, limits: BotLimits) -> BotFiles:

@@ -26,13 +26,12 @@ in docs/leagues.md ("Matchmaking, measured"; ``benchmarks/league_matchmaking.py`
 
 from __future__ import annotations
 
-import math
 import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tournaments.rating import exposed_value
+from tournaments.rating import exposed_value, order_confidence
 
 __all__ = ["PLACEMENT_DEALS", "Candidate", "MatchError", "author_key", "choose_tables",
            "check_field", "confident", "leaderboard", "pair_weight", "wrong_order_chance"]
@@ -74,8 +73,7 @@ def leaderboard(cands: Sequence[Candidate]) -> list[Candidate]:
 
 def wrong_order_chance(a: Candidate, b: Candidate) -> float:
     """The chance that ``a`` (listed above ``b``) is in fact the weaker of the two."""
-    spread = math.sqrt(a.sigma ** 2 + b.sigma ** 2) or 1e-9
-    return 0.5 * math.erfc((a.mu - b.mu) / spread / math.sqrt(2))
+    return order_confidence(b.mu, b.sigma, a.mu, a.sigma)
 
 
 def pair_weight(a: Candidate, b: Candidate) -> float:
@@ -91,7 +89,7 @@ def confident(cands: Sequence[Candidate], confidence: float) -> bool:
     board = leaderboard(cands)
     if any(c.deals < PLACEMENT_DEALS for c in board):
         return False
-    return all(1.0 - wrong_order_chance(a, b) >= confidence
+    return all(order_confidence(a.mu, a.sigma, b.mu, b.sigma) >= confidence
                for a, b in zip(board, board[1:], strict=False))
 
 

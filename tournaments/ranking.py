@@ -4,39 +4,44 @@ the published site draws.
 :func:`build_ranking` is a pure function of the stored games and the tournament's identity (no
 clocks), so :meth:`Ranking.to_json` is byte-identical for any worker count and after resumes;
 the bots' times per request ride along in :attr:`BotRow.time` for the tables and pages only.
+A ranking is made from the :class:`~tournaments.tally.Tally` of its games
+(:func:`rank_tally`): a league keeps its tally and adds only new games.
+
+**Confidence** has one meaning everywhere (:data:`CONFIDENCE_NOTE`): a bot's ``confidence`` is
+the chance, by the ratings, that it is truly stronger than the next bot down the leaderboard
+(:func:`tournaments.rating.order_confidence`); ``league run --until-confident`` stops when
+every bot's is at least the level asked for.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from tournaments.config import TournamentConfig
 from tournaments.packages import AllowedPackage
-from tournaments.rating import TRUESKILL_PARAMS, RatingPoint, Ratings, exposed_value
+from tournaments.rating import TRUESKILL_PARAMS, RatingPoint, exposed_value, order_confidence
 from tournaments.schedule import ScheduledGame
-from tournaments.stats import (
-    FAULT_KINDS,
-    GameFacts,
-    TimeStats,
-    bootstrap_ranks,
-    bootstrap_resamples,
-    bot_stats,
-    head_to_head,
-    time_stats,
-)
+from tournaments.stats import FAULT_KINDS, GameFacts, TimeStats, shares
 from tournaments.store.database import StoredGame, StoreError
+from tournaments.tally import Tally
 
-__all__ = ["RANKING_FORMAT", "BotRow", "EntryInfo", "LeagueSummary", "Meeting", "Ranking",
-           "TournamentSummary", "build_ranking", "game_facts", "rank_games", "ranking_json"]
+__all__ = ["CONFIDENCE_METHOD", "CONFIDENCE_NOTE", "RANKING_FORMAT", "BotRow", "EntryInfo",
+           "LeagueSummary", "Meeting", "Ranking", "TournamentSummary", "build_ranking",
+           "confidence_text", "game_facts", "rank_games", "rank_tally", "ranking_json"]
 
 RANKING_FORMAT = "sushi-go-ranking/1"
 #: Decimal digits of the numbers in ranking.json.
 DIGITS = 4
-#: How rank stability is measured (stated in ranking.json).
-STABILITY_METHOD = "bootstrap over duplicate deals; bots ranked by mean normalised place"
-STABILITY_INTERVAL = 0.9
+#: What a bot's confidence is, as ranking.json states it.
+CONFIDENCE_METHOD = ("the chance that this bot is stronger than the next one on the "
+                     "leaderboard: Phi((mu - mu_next) / sqrt(sigma^2 + sigma_next^2)), "
+                     "TrueSkill")
+#: The one explanation of confidence that every table, page and message refers to.
+CONFIDENCE_NOTE = ("confidence: the chance, by the ratings (TrueSkill), that a bot is "
+                   "stronger than the next one down the leaderboard")
 
 #: A JSON value as :mod:`json` writes it.
 Json = dict[str, "JsonValue"]
@@ -45,6 +50,16 @@ JsonValue = int | float | str | bool | None | list["JsonValue"] | dict[str, "Jso
 
 def _r(value: float) -> float:
     return round(float(value), DIGITS) + 0.0   # + 0.0 turns -0.0 into 0.0
+
+
+def confidence_text(confidence: float | None) -> str:
+    """A confidence as every table and page shows it: whole percent, never rounded up (so
+    ``90%`` means at least 0.90), ``>99%`` above 0.99, ``–`` for none (the last bot)."""
+    if confidence is None:
+        return "–"
+    if confidence > 0.99:
+        return ">99%"
+    return f"{math.floor(100 * confidence + 1e-9)}%"
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,9 +122,9 @@ class BotRow:
     mean_score: float
     mean_place: float
     faults: Mapping[str, int]
-    rank_low: int            #: the rank range in 90% of bootstrap resamples
-    rank_high: int
-    rank_confidence: float   #: how often the bot kept its rank
+    #: The chance that this bot is stronger than the next one on the leaderboard (None for
+    #: the last, and off the leaderboard): :data:`CONFIDENCE_METHOD`.
+    confidence: float | None
     time: TimeStats          #: time per request (tables and pages; not in ranking.json)
     entry: EntryInfo | None = None   #: a league entry's version, author and status
 
@@ -120,8 +135,7 @@ class BotRow:
             "rating": self.rating, "games": self.games, "seats": self.seats,
             "wins": self.wins, "win_share": self.win_share, "mean_score": self.mean_score,
             "mean_place": self.mean_place, "faults": dict(self.faults),
-            "rank_low": self.rank_low, "rank_high": self.rank_high,
-            "rank_confidence": self.rank_confidence,
+            "confidence": self.confidence,
         }
         if self.entry is not None:
             row.update(self.entry.to_json())
@@ -145,7 +159,6 @@ class Ranking:
     games: int
     planned_games: int
     tournament: TournamentSummary
-    resamples: int                     #: bootstrap resamples behind the rank ranges
     bots: tuple[BotRow, ...]
     #: ``head_to_head[a][b]``: bot a against bot b, for the pairs that met.
     head_to_head: Mapping[str, Mapping[str, Meeting]]
@@ -184,8 +197,7 @@ class Ranking:
             "complete": self.complete,
             "tournament": self.tournament.to_json(),
             "trueskill": {key: _r(v) for key, v in TRUESKILL_PARAMS.items()},
-            "rank_stability": {"method": STABILITY_METHOD, "resamples": self.resamples,
-                               "interval": STABILITY_INTERVAL},
+            "confidence": {"method": CONFIDENCE_METHOD},
             "bots": [row.to_json(times=times) for row in self.bots],
             "head_to_head": {a: {b: {"share": m.share, "meetings": m.meetings}
                                  for b, m in row.items()}
@@ -221,61 +233,71 @@ def game_facts(stored: Sequence[StoredGame], schedule: Sequence[ScheduledGame]
                              f"(seats {list(game.seats)}, seed {game.seed})")
         n = len(game.seats)
         facts.append(GameFacts(game.seats, game.places[:n], game.scores[:n],
-                               tuple((f.seat, f.kind) for f in game.faults), planned.deal_key))
+                               tuple((f.seat, f.kind) for f in game.faults)))
     return facts
 
 
 def build_ranking(config: TournamentConfig, stored: Sequence[StoredGame], *,
-                  history: bool = False,
+                  history: bool = False, since: int = -1,
                   packages: Sequence[AllowedPackage] | None = None) -> Ranking:
     """The ranking of ``stored`` games (bots best first, by rating = mu - 3 sigma); with
-    ``history``, each bot's rating after each of its games too (the same TrueSkill pass).
-    ``packages``: what the bots could import, when known."""
+    ``history``, each bot's rating after each of its games past index ``since`` too (the
+    same TrueSkill pass). ``packages``: what the bots could import, when known."""
     schedule = config.build()
     c = config
     summary = TournamentSummary(c.players, c.cycles, c.seed, c.schedule.value, c.games,
                                 c.variant_names, c.move_time)
-    return rank_games(config.names, stored, game_facts(stored, schedule), seed=config.seed,
-                      summary=summary, planned=len(schedule), history=history,
-                      packages=packages)
+    return rank_games(config.names, stored, game_facts(stored, schedule), summary=summary,
+                      planned=len(schedule), history=history, since=since, packages=packages)
 
 
 def rank_games(names: Sequence[str], stored: Sequence[StoredGame], facts: Sequence[GameFacts],
-               *, seed: int, summary: TournamentSummary, planned: int, history: bool = False,
-               entries: Sequence[EntryInfo] | None = None, league: LeagueSummary | None = None,
+               *, summary: TournamentSummary, planned: int, history: bool = False,
+               since: int = -1, entries: Sequence[EntryInfo] | None = None,
+               league: LeagueSummary | None = None,
                packages: Sequence[AllowedPackage] | None = None) -> Ranking:
     """The ranking of ``stored`` games (with their ``facts``) between the bots ``names`` (by
-    bot index). A league passes its ``entries``: those not ``active`` are listed apart, in
-    :attr:`Ranking.retired`, and left out of the leaderboard's ranks."""
-    k = len(names)
-    ratings = Ratings(k, keep_history=history)
+    bot index): :func:`rank_tally` of their tally."""
+    tally = Tally.empty(len(names), history=history)
     for game, fact in zip(stored, facts, strict=True):
-        ratings.add(fact.seats, fact.places, game=game.index)
-    mus = [_r(r.mu) for r in ratings.ratings]
-    sigmas = [_r(r.sigma) for r in ratings.ratings]
+        tally.add(game.index, fact, game.timing)
+    return rank_tally(names, tally, summary=summary, planned=planned, since=since,
+                      entries=entries, league=league, packages=packages)
+
+
+def rank_tally(names: Sequence[str], tally: Tally, *, summary: TournamentSummary,
+               planned: int, since: int = -1, entries: Sequence[EntryInfo] | None = None,
+               league: LeagueSummary | None = None,
+               packages: Sequence[AllowedPackage] | None = None) -> Ranking:
+    """The ranking of the games counted in ``tally`` between the bots ``names`` (by bot
+    index; with each bot's rating history when the tally kept it: its start, then its
+    points after the games past index ``since``). A league passes its ``entries``: those not
+    ``active`` are listed apart, in :attr:`Ranking.retired`, and left out of the
+    leaderboard's ranks."""
+    k = len(names)
+    tally.grow(k)
+    ratings = tally.ratings
+    raw = [(float(r.mu), float(r.sigma)) for r in ratings.ratings]
+    mus = [_r(mu) for mu, _ in raw]
+    sigmas = [_r(sigma) for _, sigma in raw]
     values = [_r(exposed_value(mus[b], sigmas[b])) for b in range(k)]
     ranked = sorted(range(k), key=lambda b: (-values[b], -mus[b], names[b]))
     on_board = [b for b in ranked if entries is None or entries[b].status == "active"]
     off_board = [b for b in ranked if entries is not None and entries[b].status != "active"]
-    board = set(on_board)
-    stats = bot_stats(facts, k)
-    resamples = bootstrap_resamples(len({f.deal for f in facts}), len(on_board))
-    spread = bootstrap_ranks(facts, on_board, resamples=resamples, seed=seed, bots=k)
-    h2h = head_to_head(facts)
-    times = time_stats([(g.seats, g.timing) for g in stored], k)
+    sure: dict[int, float] = {
+        b: _r(order_confidence(*raw[b], *raw[below]))
+        for b, below in zip(on_board, on_board[1:], strict=False)}
+    h2h = shares(tally.meetings)
 
     def row(b: int, rank: int) -> BotRow:
-        s = stats[b]
+        s = tally.stats[b]
         faults = {kind: s.faults.get(kind, 0) for kind in FAULT_KINDS}
         faults.update({kind: n for kind, n in s.faults.items() if kind not in faults})
-        low, high, same = spread[b].low, spread[b].high, spread[b].same
-        if b not in board:
-            low, high, same = rank, rank, 0.0     # off the leaderboard: no rank to keep
         return BotRow(
             name=names[b], rank=rank, mu=mus[b], sigma=sigmas[b], rating=values[b],
             games=s.games, seats=s.seats, wins=_r(s.wins), win_share=_r(s.win_share),
             mean_score=_r(s.mean_score), mean_place=_r(s.mean_place), faults=faults,
-            rank_low=low, rank_high=high, rank_confidence=_r(same), time=times[b],
+            confidence=sure.get(b), time=tally.times[b],
             entry=None if entries is None else entries[b])
 
     order = on_board + off_board
@@ -283,11 +305,13 @@ def rank_games(names: Sequence[str], stored: Sequence[StoredGame], facts: Sequen
     meetings = {names[a]: {names[b]: Meeting(_r(h2h[a][b][0]), h2h[a][b][1])
                            for b in sorted(h2h.get(a, {}), key=position.__getitem__)}
                 for a in order}
-    return Ranking(games=len(facts), planned_games=planned, tournament=summary,
-                   resamples=resamples,
+    history = ratings.history
+    if history is not None and since >= 0:
+        history = [points[:1] + [p for p in points[1:] if p.game > since] for points in history]
+    return Ranking(games=tally.games, planned_games=planned, tournament=summary,
                    bots=tuple(row(b, rank) for rank, b in enumerate(on_board, 1)),
                    head_to_head=meetings,
-                   history=({names[b]: ratings.history[b] for b in range(k)}
-                            if ratings.history is not None else None),
+                   history=({names[b]: history[b] for b in range(k)}
+                            if history is not None else None),
                    retired=tuple(row(b, rank) for rank, b in enumerate(off_board, 1)),
                    league=league, packages=None if packages is None else tuple(packages))

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import trueskill
 
 __all__ = ["TRUESKILL_PARAMS", "make_env", "Ratings", "RatingPoint", "rate_games", "exposed",
-           "exposed_value"]
+           "exposed_value", "order_confidence"]
 
 #: The environment used for rankings. mu, sigma, beta and tau are trueskill's defaults (the
 #: scale people know: mu 25, sigma 25/3); draw_probability is lowered from 0.10 to 0.02 because
@@ -45,6 +45,15 @@ def exposed(rating: trueskill.Rating) -> float:
     return exposed_value(float(rating.mu), float(rating.sigma))
 
 
+def order_confidence(mu_a: float, sigma_a: float, mu_b: float, sigma_b: float) -> float:
+    """The chance that bot a is truly stronger than bot b, by their ratings:
+    ``Phi((mu_a - mu_b) / sqrt(sigma_a^2 + sigma_b^2))``. The one notion of confidence the
+    leaderboards show (each bot against the next one down), and the one ``league run
+    --until-confident`` stops at."""
+    spread = math.sqrt(sigma_a ** 2 + sigma_b ** 2) or 1e-9
+    return 0.5 * math.erfc(-(mu_a - mu_b) / spread / math.sqrt(2))
+
+
 @dataclass(frozen=True, slots=True)
 class RatingPoint:
     """A bot's rating right after one of its games."""
@@ -67,11 +76,22 @@ class Ratings:
     def __init__(self, bots: int, env: trueskill.TrueSkill | None = None, *,
                  keep_history: bool = False) -> None:
         self.env = env if env is not None else make_env()
-        self.ratings: list[trueskill.Rating] = [self.env.create_rating() for _ in range(bots)]
-        self.history: list[list[RatingPoint]] | None = None
-        if keep_history:
-            start = [RatingPoint(0, -1, float(r.mu), float(r.sigma)) for r in self.ratings]
-            self.history = [[point] for point in start]
+        self.ratings: list[trueskill.Rating] = []
+        #: Rated games of each bot so far.
+        self.played: list[int] = []
+        self.history: list[list[RatingPoint]] | None = [] if keep_history else None
+        self.grow(bots)
+
+    def grow(self, bots: int) -> None:
+        """Make room for bots up to ``bots`` (new ones at the prior, as if there from the
+        start: a bot without games has the prior's rating)."""
+        while len(self.ratings) < bots:
+            rating = self.env.create_rating()
+            self.ratings.append(rating)
+            self.played.append(0)
+            if self.history is not None:
+                self.history.append([RatingPoint(0, -1, float(rating.mu),
+                                                 float(rating.sigma))])
 
     def add(self, seats: Sequence[int], places: Sequence[int], *, game: int = -1) -> None:
         """Rate one game: ``seats[i]`` is the bot in seat ``i``, ``places[i]`` its place;
@@ -79,10 +99,12 @@ class Ratings:
         if len(seats) < 2:
             return
         self._rate(seats, places)
-        if self.history is not None:
-            for bot in dict.fromkeys(seats):
-                r, points = self.ratings[bot], self.history[bot]
-                points.append(RatingPoint(len(points), game, float(r.mu), float(r.sigma)))
+        for bot in dict.fromkeys(seats):
+            self.played[bot] += 1
+            if self.history is not None:
+                r = self.ratings[bot]
+                self.history[bot].append(RatingPoint(self.played[bot], game, float(r.mu),
+                                                     float(r.sigma)))
 
     def _rate(self, seats: Sequence[int], places: Sequence[int]) -> None:
         groups = [(self.ratings[b],) for b in seats]

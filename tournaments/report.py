@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import csv
 import io
+import textwrap
 from collections.abc import Mapping
 from pathlib import Path
 
 from tabulate import tabulate
 
 from arena import FaultKind, safe_text
-from tournaments.ranking import BotRow, Ranking, ranking_json
+from tournaments.ranking import CONFIDENCE_NOTE, BotRow, Ranking, confidence_text, ranking_json
 from tournaments.stats import FAIR_SHARE, FAULT_KINDS
 
 __all__ = [
@@ -26,7 +27,6 @@ __all__ = [
     "ranking_markdown",
     "ranking_csv",
     "ranking_table",
-    "rank_range",
     "time_text",
     "write_rankings",
 ]
@@ -76,23 +76,16 @@ def _faults_text(faults: Mapping[str, int]) -> str:
     return ", ".join(parts) if parts else "0"
 
 
-def rank_range(bot: BotRow) -> str:
-    """The bot's bootstrap rank range: ``2`` or ``1–3``."""
-    low, high = bot.rank_low, bot.rank_high
-    return f"{low}" if low == high else f"{low}–{high}"
-
-
 def _rows(ranking: Ranking) -> list[list[str]]:
     return [[str(bot.rank), _md(bot.name), f"{bot.rating:.2f}", f"{bot.mu:.2f}",
              f"{bot.sigma:.2f}", str(bot.games), f"{bot.wins:g}", f"{100 * bot.win_share:.1f}%",
-             f"{bot.mean_score:.2f}", f"{bot.mean_place:.2f}",
-             f"{rank_range(bot)} ({100 * bot.rank_confidence:.0f}%)",
+             f"{bot.mean_score:.2f}", f"{bot.mean_place:.2f}", confidence_text(bot.confidence),
              _faults_text(bot.faults), time_text(bot)]
             for bot in ranking.bots]
 
 
 _HEADERS = ["#", "bot", "rating", "mu", "sigma", "games", "wins", "win %", "mean score",
-            "mean place", "rank 90% (same)", "faults", "ms/request (wall/cpu)"]
+            "mean place", "confidence", "faults", "ms/request (wall/cpu)"]
 
 
 def _summary(ranking: Ranking) -> str:
@@ -169,8 +162,7 @@ def ranking_markdown(ranking: Ranking) -> str:
                  colalign=("right", "left") + ("right",) * 10),
         "",
         "Rating = mu − 3·sigma (TrueSkill). Wins: a shared first place counts 1/k. "
-        "Rank 90%: the rank range in 90% of bootstrap resamples of the deals, and how often "
-        "the bot kept its rank.",
+        + CONFIDENCE_NOTE[0].upper() + CONFIDENCE_NOTE[1:] + ".",
         "", *_retired_markdown(ranking), "## Head to head", "",
         "How often the row bot finished ahead of the column bot when they met (ties count "
         "one half)." + (f" The top {top} of the leaderboard only." if cut else ""), "",
@@ -186,13 +178,14 @@ def ranking_csv(ranking: Ranking) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     fields = ["rank", "name", "rating", "mu", "sigma", "games", "seats", "wins", "win_share",
-              "mean_score", "mean_place", "rank_low", "rank_high", "rank_confidence"]
+              "mean_score", "mean_place", "confidence"]
     times = ["requests", "wall_ms", "wall_max_ms", "cpu_ms", "core_share", "core_share_p5"]
     writer.writerow(fields + [f"faults_{_shown(k)}" for k in kinds] + times)
     for bot in ranking.bots:
         row = bot.to_json(times=True)
         time = bot.time.to_json()
-        writer.writerow([_shown(row[f]) if f == "name" else row[f] for f in fields]
+        writer.writerow([_shown(row[f]) if f == "name" else "" if row[f] is None else row[f]
+                         for f in fields]
                         + [bot.faults.get(k, 0) for k in kinds]
                         + ["" if time.get(t) is None else time[t] for t in times])
     return out.getvalue()
@@ -202,7 +195,7 @@ def ranking_csv(ranking: Ranking) -> str:
 TERMINAL_NAME = 16
 #: Each fault kind by its initial (s, t, c, i, p) in the terminal table.
 _FAULT_LETTERS = {kind.value: kind.value[0] for kind in FaultKind}
-_TERMINAL_HEADERS = ["#", "bot", "rating", "games", "win %", "score", "rank (kept)", "faults",
+_TERMINAL_HEADERS = ["#", "bot", "rating", "games", "win %", "score", "confidence", "faults",
                      "ms/pick"]
 
 
@@ -219,7 +212,7 @@ def _terminal_rows(ranking: Ranking) -> list[list[str]]:
         rows.append([
             str(bot.rank), _short_name(bot.name), f"{bot.rating:.2f}", str(bot.games),
             f"{100 * bot.win_share:.1f}", f"{bot.mean_score:.1f}",
-            f"{rank_range(bot)} ({100 * bot.rank_confidence:.0f}%)", faults, time_text(bot),
+            confidence_text(bot.confidence), faults, time_text(bot),
         ])
     return rows
 
@@ -244,9 +237,10 @@ def ranking_table(ranking: Ranking) -> str:
     if ranking.league is not None and ranking.retired:
         table += ["", f"{len(ranking.retired)} retired or replaced entries are not ranked: "
                   "--format md or json lists them."]
-    legend = ["rating = mu − 3σ (TrueSkill; --format md shows mu, σ, wins, place); rank",
-              "(kept): the 90% bootstrap range of the rank and how often it held; faults:",
-              "s=start t=timeout c=crash i=illegal p=protocol; ms/pick: wall/CPU per request"]
+    legend = textwrap.wrap(
+        f"rating = mu − 3σ (TrueSkill; --format md shows mu, σ, wins, place); {CONFIDENCE_NOTE}; "
+        "faults: s=start t=timeout c=crash i=illegal p=protocol; ms/pick: wall/CPU per "
+        "request", 80)
     return "\n".join([_summary(ranking), *_packages(ranking), "", *table, "", *legend])
 
 

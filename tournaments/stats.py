@@ -1,14 +1,16 @@
-"""Per-bot statistics, head-to-head results and rank stability from stored games.
+"""Per-bot statistics and head-to-head results from stored games, one game at a time.
 
-All functions take games in schedule order and are deterministic: the same games give the same
-numbers whatever order they finished in.
+Each total has an ``add_*`` function that takes one more game (what a league's stored tally
+does after a round) and a function over a whole list of games (in schedule order). Floats are
+summed in game order, so the same games in the same order give the same numbers, whether
+added at once or over many runs.
 """
 
 from __future__ import annotations
 
-import random
+import math
 from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from arena import FAULT_KINDS, SeatTiming
@@ -21,13 +23,14 @@ __all__ = [
     "time_stats",
     "GameFacts",
     "BotStats",
+    "add_game_stats",
+    "add_meetings",
+    "add_times",
     "bot_stats",
     "head_to_head",
-    "bootstrap_ranks",
-    "bootstrap_resamples",
-    "RankSpread",
+    "Meetings",
+    "shares",
 ]
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +41,6 @@ class GameFacts:
     places: tuple[int, ...]          #: competition place per seat (1 = best)
     scores: tuple[int, ...]
     fault_kinds: tuple[tuple[int, str], ...] = ()  #: (seat, kind) per fault
-    deal: Hashable = None            #: games sharing a deal (rotations) share this key
 
 
 @dataclass(slots=True)
@@ -68,122 +70,66 @@ class BotStats:
         return self.place_sum / self.seats if self.seats else 0.0
 
 
+def add_game_stats(stats: Sequence[BotStats], game: GameFacts) -> None:
+    """Count one game in ``stats`` (by bot index): games, seats, wins (a first place shared by
+    k seats counts 1/k), scores, places and faults."""
+    firsts = sum(1 for p in game.places if p == 1)
+    for bot in set(game.seats):
+        stats[bot].games += 1
+    for bot, place, score in zip(game.seats, game.places, game.scores, strict=True):
+        s = stats[bot]
+        s.seats += 1
+        s.score_sum += score
+        s.place_sum += place
+        if place == 1:
+            s.wins += 1.0 / firsts
+    for seat, kind in game.fault_kinds:
+        if 0 <= seat < len(game.seats):
+            stats[game.seats[seat]].faults[kind] += 1
+
+
 def bot_stats(games: Sequence[GameFacts], bots: int) -> list[BotStats]:
     """Games, wins (a first place shared by k seats counts 1/k), scores, places, faults."""
     stats = [BotStats() for _ in range(bots)]
     for game in games:
-        firsts = sum(1 for p in game.places if p == 1)
-        for bot in set(game.seats):
-            stats[bot].games += 1
-        for bot, place, score in zip(game.seats, game.places, game.scores, strict=True):
-            s = stats[bot]
-            s.seats += 1
-            s.score_sum += score
-            s.place_sum += place
-            if place == 1:
-                s.wins += 1.0 / firsts
-        for seat, kind in game.fault_kinds:
-            if 0 <= seat < len(game.seats):
-                stats[game.seats[seat]].faults[kind] += 1
+        add_game_stats(stats, game)
     return stats
+
+
+#: ``meetings[a][b] = [ahead, met]``: how often bot a finished ahead of bot b (ties count one
+#: half) over ``met`` seat pairs. Sparse: only the pairs that met.
+Meetings = dict[int, dict[int, list[float]]]
+
+
+def add_meetings(ahead: Meetings, game: GameFacts) -> None:
+    """Count one game's seat pairs in ``ahead``."""
+    for i, (a, pa) in enumerate(zip(game.seats, game.places, strict=True)):
+        for b, pb in zip(game.seats[i + 1:], game.places[i + 1:], strict=True):
+            if a == b:
+                continue
+            score = 1.0 if pa < pb else 0.0 if pb < pa else 0.5
+            cell = ahead.setdefault(a, {}).setdefault(b, [0.0, 0.0])
+            cell[0] += score
+            cell[1] += 1
+            cell = ahead.setdefault(b, {}).setdefault(a, [0.0, 0.0])
+            cell[0] += 1.0 - score
+            cell[1] += 1
 
 
 def head_to_head(games: Sequence[GameFacts]) -> dict[int, dict[int, tuple[float, int]]]:
     """``result[a][b] = (share, meetings)`` for every pair that met: how often a finished ahead
     of b (a shared place counts one half), over ``meetings`` seat pairs. Sparse: a league of
     thousands of bots holds only the pairs that met."""
-    ahead: dict[int, dict[int, list[float]]] = {}
-
-    def count(a: int, b: int, score: float) -> None:
-        cell = ahead.setdefault(a, {}).setdefault(b, [0.0, 0.0])
-        cell[0] += score
-        cell[1] += 1
-
+    ahead: Meetings = {}
     for game in games:
-        for i, (a, pa) in enumerate(zip(game.seats, game.places, strict=True)):
-            for b, pb in zip(game.seats[i + 1:], game.places[i + 1:], strict=True):
-                if a == b:
-                    continue
-                score = 1.0 if pa < pb else 0.0 if pb < pa else 0.5
-                count(a, b, score)
-                count(b, a, 1.0 - score)
+        add_meetings(ahead, game)
+    return shares(ahead)
+
+
+def shares(ahead: Meetings) -> dict[int, dict[int, tuple[float, int]]]:
+    """``(share, meetings)`` of each pair counted in ``ahead``."""
     return {a: {b: (won / met, int(met)) for b, (won, met) in row.items()}
             for a, row in ahead.items()}
-
-
-@dataclass(frozen=True, slots=True)
-class RankSpread:
-    """How a bot's rank varies when the games are resampled."""
-
-    low: int            #: best rank in the central 90% of resamples
-    high: int           #: worst rank in the central 90% of resamples
-    same: float         #: share of resamples that give it the rank it has in the table
-
-
-def _performance(place: int, seats: int) -> float:
-    return (seats - place) / (seats - 1) if seats > 1 else 0.0
-
-
-def bootstrap_resamples(units: int, bots: int) -> int:
-    """Resamples for a bootstrap: 1000, fewer (at least 100) for very large tournaments."""
-    return max(100, min(1000, 3_000_000 // max(1, units * bots)))
-
-
-def bootstrap_ranks(games: Sequence[GameFacts], order: Sequence[int], *,
-                    resamples: int | None = None, seed: int = 0,
-                    bots: int | None = None) -> list[RankSpread]:
-    """Rank stability by a bootstrap over duplicate deals.
-
-    Deals (all rotations of one table) are drawn with replacement; in each resample the bots
-    are ranked by mean normalised place (1 = first, 0 = last). ``order`` is the table's order
-    (bot indices, best first); the result is indexed by bot. ``resamples`` defaults to
-    :func:`bootstrap_resamples` of the number of deals. ``bots`` (default ``len(order)``) is the
-    number of bot indices; bots left out of ``order`` (a league's retired entries) are not
-    ranked and get the spread ``(0, 0, 0.0)``.
-    """
-    bots = len(order) if bots is None else bots
-    # Per deal: the bots that played it, with their summed performance and seats held (a
-    # league's deal touches a few of its thousands of bots).
-    groups: dict[Hashable, dict[int, list[float]]] = {}
-    for n, game in enumerate(games):
-        key = game.deal if game.deal is not None else n
-        unit = groups.setdefault(key, {})
-        for bot, place in zip(game.seats, game.places, strict=True):
-            cell = unit.setdefault(bot, [0.0, 0.0])
-            cell[0] += _performance(place, len(game.seats))
-            cell[1] += 1
-    table_rank = {bot: rank for rank, bot in enumerate(order, 1)}
-    if not groups:
-        return [RankSpread(table_rank[b], table_rank[b], 1.0) if b in table_rank
-                else RankSpread(0, 0, 0.0) for b in range(bots)]
-    units = [[(b, total, int(held)) for b, (total, held) in sorted(cells.items())]
-             for cells in groups.values()]
-    if resamples is None:
-        resamples = bootstrap_resamples(len(units), bots)
-    rng = random.Random(f"bootstrap/{seed}")
-    ranks: list[list[int]] = [[] for _ in range(bots)]
-    for _ in range(resamples):
-        perf = [0.0] * bots
-        count = [0] * bots
-        for drawn in (units[rng.randrange(len(units))] for _ in units):
-            for b, unit_perf, unit_count in drawn:
-                perf[b] += unit_perf
-                count[b] += unit_count
-        means = [perf[b] / count[b] if count[b] else -1.0 for b in range(bots)]
-        ordered = sorted(order, key=lambda b: (-means[b], table_rank[b]))
-        for rank, bot in enumerate(ordered, 1):
-            ranks[bot].append(rank)
-    spreads = []
-    for bot in range(bots):
-        if bot not in table_rank:
-            spreads.append(RankSpread(0, 0, 0.0))
-            continue
-        rs = sorted(ranks[bot])
-        low = rs[int(0.05 * (len(rs) - 1))]
-        high = rs[int(round(0.95 * (len(rs) - 1)))]
-        same = sum(1 for r in rs if r == table_rank[bot]) / len(rs)
-        spreads.append(RankSpread(low, high, same))
-    return spreads
 
 
 #: A bot that takes at least this long per request (mean, in a game) is thinking: the CPU
@@ -203,21 +149,34 @@ class TimeStats:
     wall_max: float = 0.0
     cpu: float = 0.0
     cpu_requests: int = 0       #: requests whose CPU time was measured
-    #: Per game in which it thought (:data:`THINKING`): CPU time over wall time while asked.
-    shares: list[float] = field(default_factory=list)
+    #: Per game in which it thought (:data:`THINKING`), CPU time over wall time while asked:
+    #: their sum, and how many games had each share in whole percent (a league's stored tally
+    #: keeps these, never one number per game).
+    share_sum: float = 0.0
+    share_games: Counter[int] = field(default_factory=Counter)
+
+    def add_share(self, share: float) -> None:
+        self.share_sum += share
+        self.share_games[math.floor(100 * share + 1e-9)] += 1
 
     @property
     def share_mean(self) -> float | None:
         """The mean core share while it thought (None if it never thought long enough)."""
-        return sum(self.shares) / len(self.shares) if self.shares else None
+        n = self.share_games.total()
+        return self.share_sum / n if n else None
 
     @property
     def share_p5(self) -> float | None:
-        """The 5th percentile of its games' core shares."""
-        if not self.shares:
+        """The 5th percentile of its games' core shares (to the percent below)."""
+        n = self.share_games.total()
+        if not n:
             return None
-        ordered = sorted(self.shares)
-        return ordered[int(0.05 * (len(ordered) - 1))]
+        k, seen = int(0.05 * (n - 1)), 0
+        for percent in sorted(self.share_games):
+            seen += self.share_games[percent]
+            if seen > k:
+                return percent / 100
+        raise AssertionError("unreachable")
 
     @property
     def wall_mean(self) -> float:
@@ -239,19 +198,25 @@ class TimeStats:
                 "core_share_p5": None if p5 is None else round(p5, 3)}
 
 
+def add_times(stats: Sequence[TimeStats], seats: Sequence[int],
+              timing: Sequence[SeatTiming]) -> None:
+    """Count one game's times per request (``timing`` per seat, ``seats``: bot per seat)."""
+    for bot, seat_time in zip(seats, timing, strict=False):
+        s = stats[bot]
+        s.requests += seat_time.requests
+        s.wall += seat_time.wall
+        s.wall_max = max(s.wall_max, seat_time.wall_max)
+        if seat_time.cpu is not None:
+            s.cpu += seat_time.cpu
+            s.cpu_requests += seat_time.requests
+            if seat_time.requests and seat_time.wall >= THINKING * seat_time.requests:
+                s.add_share(min(1.0, seat_time.cpu / seat_time.wall))
+
+
 def time_stats(games: Sequence[tuple[Sequence[int], Sequence[SeatTiming]]], bots: int
                ) -> list[TimeStats]:
     """Per bot: ``games`` are (bot index per seat, timing per seat) pairs."""
     stats = [TimeStats() for _ in range(bots)]
     for seats, timing in games:
-        for bot, seat_time in zip(seats, timing, strict=False):
-            s = stats[bot]
-            s.requests += seat_time.requests
-            s.wall += seat_time.wall
-            s.wall_max = max(s.wall_max, seat_time.wall_max)
-            if seat_time.cpu is not None:
-                s.cpu += seat_time.cpu
-                s.cpu_requests += seat_time.requests
-                if seat_time.requests and seat_time.wall >= THINKING * seat_time.requests:
-                    s.shares.append(min(1.0, seat_time.cpu / seat_time.wall))
+        add_times(stats, seats, timing)
     return stats

@@ -18,7 +18,7 @@ from arena.game.faults import FaultKind, shorten
 from arena.runtime.job import Closed, Ended, Expired, Garbled, Outcome, Refused, Replied
 from arena.runtime.process import describe_exit
 from arena.runtime.protocol import Picked, Raised, Ready, Unsendable
-from engine import Card, Pick
+from engine import Card, Pick, did_you_mean
 
 __all__ = ["Answered", "Asked", "Faulted", "Verdict", "classify", "index_hint", "judge"]
 
@@ -125,17 +125,6 @@ def classify(asked: Asked, outcome: Outcome, budget: Budget) -> Verdict:
     return Faulted(FaultKind.ILLEGAL, ("for the dummy: " if asked.for_dummy else "") + why)
 
 
-def _suggest(name: object) -> str:
-    """A hint for a near miss: a card name in other letters or with other separators."""
-    if not isinstance(name, str):
-        return ""
-    key = name.strip().lower().replace("-", "_").replace(" ", "_")
-    match = _CARDS.get(key) or _CARDS.get(key.replace("_", ""))
-    if match is None and key.endswith("s"):
-        match = _CARDS.get(key[:-1])
-    return f" (did you mean {match.value!r}?)" if match is not None else ""
-
-
 def index_hint(shown: str) -> str:
     """A hint when a bot returned a number: the card itself is wanted, not its index."""
     if shown.strip().lstrip("-").isdigit():
@@ -162,7 +151,7 @@ def judge(value: object, legal: Sequence[Pick], *, can_use_chopsticks: bool,
         card = _CARDS.get(name) if isinstance(name, str) else None
         if card is None:
             return None, f"returned {shorten(repr(value), 60)}: {shorten(repr(name), 40)} " \
-                         f"is not a card name{_suggest(name)}"
+                         f"is not a card name{did_you_mean(name)}"
         cards.append(card)
     pick = tuple(cards)
     if pick in legal:

@@ -114,7 +114,7 @@ class Game:
             if self.on_turn is not None:
                 self.on_turn(TurnReport(state.round, state.turn, self.state.names,
                                         picks,  # type: ignore[arg-type]
-                                        policy.faults[seen:], self.state))
+                                        policy.faults[seen:], self.state, before=state))
         self._end_games()
         for seat in self.seats:
             seat.retire()

@@ -52,3 +52,4 @@ class TurnReport:
     picks: Sequence[Pick]
     faults: Sequence[Fault]
     state: GameState             # the state after the turn
+    before: GameState | None = None     # the state the picks were made in (hands included)

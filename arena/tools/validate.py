@@ -8,20 +8,24 @@ import textwrap
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from arena.botfiles import BotFilesError, BotLimits, read_bot
 from arena.bots import BotSpec
 from arena.game.faults import FAULT_KINDS, Fault, FaultKind
-from arena.logs import log_path, printed_lines
+from arena.logs import PROCESS_CAP, dropped_bytes, log_path, printed_lines
 from arena.options import ArenaOptions
 from arena.pool import BotPool
 from arena.textsafe import safe_text
 from engine import Variant
 
-__all__ = ["GAMES", "Validation", "explain", "validate", "validation_report"]
+__all__ = ["GAMES", "NEAR", "Validation", "explain", "size_check", "validate",
+           "validation_report"]
 
 WIDTH = 80
 EXAMPLES = 4
 TRACEBACK_LINES = 14
 PRINTED_LINES = 20
+#: The share of a limit from which a bot is said to be near it.
+NEAR = 0.75
 OPPONENT = Path(__file__).resolve().with_name("opponent.py")
 #: (players, variants) of the games a bot is checked with; it always sits in seat 0.
 GAMES: list[tuple[int, tuple[Variant, ...]]] = [
@@ -86,6 +90,37 @@ def validate(spec: BotSpec, options: ArenaOptions
     return faults, summary
 
 
+def _amount(size: int) -> str:
+    if size < 1 << 10:
+        return f"{size} bytes"
+    return f"{size / (1 << 10):.1f} KiB" if size < 1 << 20 else f"{size / (1 << 20):.1f} MiB"
+
+
+def size_check(spec: BotSpec, limits: BotLimits, *, defaults: bool = True
+               ) -> tuple[bool, str]:
+    """Whether ``spec`` is within ``limits`` (the limits a server applies by default when
+    ``defaults``), and one paragraph saying how big it is, and when it is near or over them."""
+    mib = f"{limits.max_bytes / (1 << 20):g} MiB"
+    which = (f"the limits a server applies by default ({mib} and {limits.max_files} files; a "
+             "server's organiser may set others: arena submit checks them before sending)"
+             if defaults else f"the limits given ({mib} and {limits.max_files} files)")
+    bound = BotLimits(4 * limits.max_bytes, 4 * limits.max_files)
+    try:
+        files = read_bot(spec.path, limits=bound)
+    except BotFilesError:           # read_bot says only that it is over the bound
+        return False, (f"Size: over {_amount(bound.max_bytes)} or {bound.max_files} files, "
+                       f"far over {which}.")
+    size, count = files.size, len(files.files)
+    shown = f"{_amount(size)} in {count} file{'s' if count != 1 else ''}"
+    wanted = [f"--max-bot-mb {-(-size // (1 << 20))}"] if size > limits.max_bytes else []
+    wanted += [f"--max-bot-files {count}"] if count > limits.max_files else []
+    if wanted:
+        return False, (f"Size: {shown}, over {which}: a server with these limits refuses it "
+                       f"(a tournament of your own takes it with {' '.join(wanted)}).")
+    near = size >= NEAR * limits.max_bytes or count >= NEAR * limits.max_files
+    return True, f"Size: {shown}, {'near' if near else 'within'} {which}."
+
+
 @dataclass(frozen=True)
 class Validation:
     """What validating a bot found: whether it passed, and the report for its author."""
@@ -94,27 +129,48 @@ class Validation:
     report: str
 
 
-def validation_report(spec: BotSpec, options: ArenaOptions) -> Validation:
+def _printed(log: Path | None) -> list[str]:
+    """What the bot printed, for the report: the last lines, said to be so."""
+    printed = printed_lines(log, PRINTED_LINES)
+    if not printed:
+        return []
+    dropped = dropped_bytes(log)
+    what = (f"it printed {dropped} bytes more than a log keeps ({PROCESS_CAP >> 20} MiB a game; "
+            "docs/bots.md): these are the last lines it printed" if dropped
+            else "arena play --log-dir DIR keeps it all")
+    return [f"What the bot printed (the last {len(printed)} lines; {what}):",
+            *(f"  | {line}" for line in printed)]
+
+
+def validation_report(spec: BotSpec, options: ArenaOptions, *,
+                      limits: BotLimits | None = None, default_limits: bool = True
+                      ) -> Validation:
     """Validate ``spec`` (its output kept in a scratch folder, whatever ``options.log_dir``)
-    and write the report ``arena validate`` prints: each game, what the bot printed, and every
-    kind of fault explained with the bot's own traceback. Raises
+    and write the report ``arena validate`` prints: each game, what the bot printed, every
+    kind of fault explained with the bot's own traceback, and with ``limits`` its size
+    against them (:func:`size_check`; over them fails). Raises
     :class:`arena.pool.SandboxUnavailable` when the sandbox cannot run here."""
     name = safe_text(spec.name)
     with tempfile.TemporaryDirectory(prefix="sushi-validate-") as logs:
         faults, summary = validate(spec, replace(options, log_dir=Path(logs)))
-        printed = printed_lines(log_path(Path(logs), spec.name), PRINTED_LINES)
+        printed = _printed(log_path(Path(logs), spec.name))
     lines = [f"Validating {name} ({safe_text(str(spec.path))})"]
     lines += [f"  {safe_text(line)}" for line in summary]
-    if printed:
-        lines.append(f"What the bot printed (the last {len(printed)} lines; arena play "
-                     "--log-dir DIR keeps it all):")
-        lines += [f"  | {line}" for line in printed]
-    if not faults:
+    lines += printed
+    fits, size = (True, "") if limits is None else size_check(spec, limits,
+                                                              defaults=default_limits)
+    if size:
+        lines += textwrap.wrap(safe_text(size), WIDTH, subsequent_indent="  ",
+                               break_on_hyphens=False)
+    if not faults and fits:
         lines.append(f"OK: {name} loads and plays legal picks in time.")
         return Validation(True, "\n".join(lines))
-    lines.append(f"\n{len(faults)} problem(s) found.")
+    if faults:
+        lines.append(f"\n{len(faults)} problem(s) found.")
     for kind in FAULT_KINDS:
         same = [(game, f) for game, f in faults if f.kind == kind]
         if same:
             lines.append(explain(kind, same))
+    if not fits:
+        lines.append(f"Not OK: {name} is over the limits on a bot's size (above).")
     return Validation(False, "\n".join(lines))

@@ -71,8 +71,13 @@ CASES: list[tuple[str, Asked, Outcome, FaultKind | None, str]] = [
      "not its index)"),
     ("pick not in hand", PICK, Replied(Picked("pudding")), FaultKind.ILLEGAL,
      "returned 'pudding': not in hand [tempura, sashimi, chopsticks]"),
-    ("pick no card", PICK, Replied(Picked("Tempura!")), FaultKind.ILLEGAL,
-     "returned 'Tempura!': 'Tempura!' is not a card name"),
+    ("pick no card", PICK, Replied(Picked("nori")), FaultKind.ILLEGAL,
+     "returned 'nori': 'nori' is not a card name"),
+    ("pick misspelt", PICK, Replied(Picked("tempora")), FaultKind.ILLEGAL,
+     "returned 'tempora': 'tempora' is not a card name (did you mean 'tempura'?)"),
+    ("pick any maki", PICK, Replied(Picked(("maki", "tempura"))), FaultKind.ILLEGAL,
+     "returned ['maki', 'tempura']: 'maki' is not a card name (did you mean 'maki1', "
+     "'maki2' or 'maki3'?)"),
     ("pick near miss", PICK, Replied(Picked("Salmon Nigiri")), FaultKind.ILLEGAL,
      "returned 'Salmon Nigiri': 'Salmon Nigiri' is not a card name (did you mean "
      "'salmon_nigiri'?)"),

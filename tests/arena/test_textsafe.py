@@ -304,9 +304,9 @@ def test_play_turn_printer_escapes_names_and_details(capsys: pytest.CaptureFixtu
     report = SimpleNamespace(
         players=["evil\u202e", "ansi\x1b[31m"], turn=1, round=1, state=state,
         picks=[(Card("tempura"),), (Card("sashimi"),)],
-        faults=[Fault(0, 1, 1, FaultKind("crash"), "raised \x1b[2J\x9b\u200b")])
+        faults=[Fault(0, 1, 1, FaultKind("crash"), "raised \x1b[2J\x9b\u200b")], before=None)
     TurnPrinter()(report)  # type: ignore[arg-type]
     out = capsys.readouterr().out
     assert not unsafe_chars(out, multiline=True)
-    assert "evil\\u202e: tempura*" in out and "ansi\\x1b[31m: sashimi" in out
+    assert "evil\\u202e    tempura*" in out and "ansi\\x1b[31m  sashimi" in out
     assert "* evil\\u202e: crash: raised \\x1b[2J\\x9b\\u200b" in out

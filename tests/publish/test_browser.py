@@ -173,3 +173,29 @@ def test_a_dummy_game_shows_the_dummy_where_the_data_puts_it(tmp_path: Path,
     given = rows.nth(controller).locator("td").nth(2).locator(".card.for-dummy")
     assert given.count() == len(data["frames"][0]["picks"][data["dummy_seat"]])
     visit.shot("replay-dummy")
+
+
+def test_a_record_of_arena_play_opens_in_the_replay_viewer(tmp_path: Path,
+                                                           visit: Visit) -> None:
+    import subprocess
+
+    from tests.publish.conftest import _arena
+
+    for args in (["play", "greedy", "random", "--seed", "7", "--record", "game.json"],
+                 ["publish", "game.json", "--site", "replay"]):
+        done = subprocess.run([*_arena(), *args], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+    assert "site: replay/index.html (the replay of game.json" in done.stdout
+    record = json.loads((tmp_path / "game.json").read_text())
+    page = visit.open(tmp_path / "replay" / "index.html")
+    expect(page.locator("#where")).to_have_text("Round 1 · Turn 1 of 10")
+    assert "greedy · random · seed 7" in page.locator(".lead").inner_text()
+    page.keyboard.press("End")
+    assert page.locator("#where").inner_text() == "Final scores"
+    rows = page.locator("#final-scores tbody tr")
+    scores = {row.locator("td").nth(2).inner_text(): int(row.locator("td").last.inner_text())
+              for row in rows.all()}
+    assert scores == dict(zip(record["players"], record["scores"], strict=True))
+    assert "from the game record game.json" in page.locator("footer").inner_text()
+    visit.shot("replay-record")

@@ -202,3 +202,22 @@ def test_a_tournament_without_games_still_publishes(tmp_path: Path) -> None:
     assert (done.bots, done.games, done.replays) == (3, 0, 0)
     assert 'id="no-games"' in (tmp_path / "site" / "bots" / "a.html").read_text()
     assert "No games stored yet." in (tmp_path / "site" / "index.html").read_text()
+
+
+def test_a_game_record_is_published_as_its_replay(tmp_path: Path) -> None:
+    record = tmp_path / "game.json"
+    record.write_text(json.dumps(play_record(["<b>ann</b>", "bob", "cy"], seed=4)))
+    runner = CliRunner()
+    result = runner.invoke(app, ["publish", str(record), "--site", str(tmp_path / "site")])
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "site" / "index.html").read_text()
+    assert 'id="game-data"' in page and "&lt;b&gt;ann&lt;/b&gt;" in page
+    assert "<b>ann" not in page and (tmp_path / "site" / "assets" / "replay.js").is_file()
+    (tmp_path / "broken.json").write_text('{"format": "sushi-go-record/1"}')
+    for bad, said in ((tmp_path / "broken.json", "is not a game record"),
+                      (Path(__file__), "is not a game record")):
+        result = runner.invoke(app, ["publish", str(bad), "--site", str(tmp_path / "no")])
+        assert result.exit_code == 2 and said in result.output
+        assert len(result.output.strip().splitlines()) == 1 and not (tmp_path / "no").exists()
+    result = runner.invoke(app, ["publish", str(record), "--site", str(tmp_path)])
+    assert result.exit_code == 2 and "not empty" in result.output

@@ -94,7 +94,9 @@ class Server:
         deadline = time.monotonic() + timeout
         while (n := self.games()) < at_least:
             assert self.proc.poll() is None, "\n".join(self.lines)
-            assert time.monotonic() < deadline, f"only {n} games in {timeout} s"
+            assert time.monotonic() < deadline, (
+                f"only {n} games in {timeout} s; status {self.get('/api/status')[1]}; the "
+                "server's last lines:\n" + "\n".join(self.lines[-40:]))
             time.sleep(0.5)
         return n
 
@@ -110,8 +112,8 @@ def submit(url: str, path: Path, token: str, *extra: str) -> subprocess.Complete
                           capture_output=True, text=True, timeout=300)
 
 
-def tree(pid: int) -> set[int]:
-    """``pid`` and every process below it."""
+def _children() -> dict[int, list[int]]:
+    """Every process's children, by parent."""
     children: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -121,6 +123,12 @@ def tree(pid: int) -> set[int]:
             except (OSError, ValueError):
                 continue
             children.setdefault(ppid, []).append(int(entry))
+    return children
+
+
+def tree(pid: int) -> set[int]:
+    """``pid`` and every process below it."""
+    children = _children()
     out, todo = set(), [pid]
     while todo:
         p = todo.pop()
@@ -163,3 +171,39 @@ def listening(port: int) -> list[str]:
         if int(hexport, 16) == port and state == "0A":
             out.append(".".join(str(int(address[i:i + 2], 16)) for i in (6, 4, 2, 0)))
     return out
+
+
+def arena(*args: str, env: dict[str, str] | None = None, timeout: float = 300
+          ) -> subprocess.CompletedProcess[str]:
+    """The console script, as an organiser runs it."""
+    return subprocess.run([*ARENA, *args], capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, **(env or {})})
+
+
+def workers(pid: int) -> set[int]:
+    """The game process's worker processes under ``pid``: the forkserver's children."""
+    children = _children()
+    forked = set()                      # the forkserver, and the workers it forked
+    for p in tree(pid):
+        try:
+            if b"multiprocessing.forkserver" in Path(f"/proc/{p}/cmdline").read_bytes():
+                forked.add(p)
+        except OSError:
+            continue
+    found: set[int] = set()
+    for p in forked:
+        if not any(p in children.get(q, []) for q in forked):     # the forkserver itself
+            found |= set(children.get(p, []))
+    return running(found)
+
+
+def game_process(pid: int) -> int | None:
+    """The server ``pid``'s game process (its spawned child), if it runs."""
+    for child in _children().get(pid, []):
+        try:
+            cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"spawn_main" in cmdline and running({child}):
+            return child
+    return None

@@ -15,6 +15,7 @@ from arena import ArenaOptions, BotLimits, SandboxMode, read_archive
 from serve import service
 from serve.app import make_app
 from serve.service import Competition
+from serve.status import GameMonitor
 from tests.tournaments.folders import with_symlink, zip_bomb
 from tournaments.league_config import LeagueConfig
 from tournaments.store.league import LeagueStore
@@ -32,7 +33,8 @@ def server(tmp_path):
                                                      bot_limits=BotLimits(max_bytes=1 << 20)))
     organiser = comp.accounts.ensure_organiser()
     assert organiser is not None and comp.accounts.ensure_organiser() is None   # only once
-    client = TestClient(make_app(comp), raise_server_exceptions=False)
+    monitor = GameMonitor(tmp_path / "lg", comp.season, starter=None)   # never started
+    client = TestClient(make_app(comp, monitor), raise_server_exceptions=False)
     client.organiser = organiser
     client.comp = comp
     client.folder = tmp_path / "lg"
@@ -212,13 +214,13 @@ def test_the_ranking_is_the_leagues(server):
 def test_the_validation_queue_is_bounded(server, monkeypatch):
     comp: Competition = server.comp
     held = []
-    while comp._slots.acquire(blocking=False):             # every slot busy
+    while comp.validator.slots.acquire(blocking=False):             # every slot busy
         held.append(1)
     alice = participant(server, "alice")
     reply = submit(server, alice, FIRST)
     assert reply.status_code == 503 and "queue is full" in reply.json()["error"]
     for _ in held:
-        comp._slots.release()
+        comp.validator.slots.release()
     assert submit(server, alice, FIRST).status_code == 201
     assert Path(server.folder / "league.db").exists()
 

@@ -1,4 +1,4 @@
-"""Statistics, rank stability, progress lines and the default size of a tournament."""
+"""Statistics, confidence, progress lines and the default size of a tournament."""
 
 from __future__ import annotations
 
@@ -7,13 +7,15 @@ import io
 import pytest
 
 from tournaments.progress import PlainProgress, format_duration
+from tournaments.ranking import confidence_text
+from tournaments.rating import order_confidence
 from tournaments.schedule import GAMES_PER_BOT, build_schedule, default_cycles
-from tournaments.stats import GameFacts, bootstrap_ranks, bot_stats, head_to_head
+from tournaments.stats import GameFacts, bot_stats, head_to_head
 
 
-def facts(seats, places, deal=None, scores=None, faults=()):
+def facts(seats, places, scores=None, faults=()):
     scores = scores or [10 * (5 - p) for p in places]
-    return GameFacts(tuple(seats), tuple(places), tuple(scores), tuple(faults), deal)
+    return GameFacts(tuple(seats), tuple(places), tuple(scores), tuple(faults))
 
 
 def test_wins_are_split_on_shared_first_places():
@@ -33,14 +35,15 @@ def test_head_to_head_counts_seat_pairs_and_ties():
     assert set(h2h) == {0, 1} and set(h2h[0]) == {1}   # only the pairs that met
 
 
-def test_bootstrap_is_sure_of_a_dominant_order_and_unsure_of_a_coin_flip():
-    clear = [facts((0, 1, 2), (1, 2, 3), deal=i) for i in range(30)]
-    spread = bootstrap_ranks(clear, [0, 1, 2], resamples=200)
-    assert [(s.low, s.high, s.same) for s in spread] == [(1, 1, 1.0), (2, 2, 1.0), (3, 3, 1.0)]
-    coin = [facts((0, 1), (1, 2) if i % 2 else (2, 1), deal=i) for i in range(40)]
-    spread = bootstrap_ranks(coin, [0, 1], resamples=300, seed=3)
-    assert spread[0].low == 1 and spread[0].high == 2 and 0.2 < spread[0].same < 0.8
-    assert bootstrap_ranks(coin, [0, 1], resamples=300, seed=3) == spread   # deterministic
+def test_confidence_is_one_number_shown_one_way():
+    assert order_confidence(30, 1, 30, 1) == pytest.approx(0.5)
+    assert order_confidence(31, 1, 29, 1) == pytest.approx(0.9214, abs=1e-4)
+    assert order_confidence(29, 1, 31, 1) == pytest.approx(1 - 0.9214, abs=1e-4)
+    # A bot that has played nothing (the prior's sigma) is hardly sure of anything.
+    assert 0.5 < order_confidence(25, 25 / 3, 20, 25 / 3) < 0.7
+    # Shown in whole percent, never rounded up: "90%" means at least 0.90.
+    assert [confidence_text(p) for p in (None, 0.5, 0.8999, 0.9, 0.99, 0.9951)] == [
+        "–", "50%", "89%", "90%", "99%", ">99%"]
 
 
 def test_default_cycles_give_every_bot_enough_games():

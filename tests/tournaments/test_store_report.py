@@ -105,7 +105,10 @@ def test_ranking_follows_the_interface(tmp_path):
         assert set(b["faults"]) == FAULT_KEYS
         assert b["games"] == 2 * 4 * 4        # C(4,3) tables with the bot x 4 rotations x 2
         assert 1 <= b["mean_place"] <= 4
-        assert b["rank_low"] <= b["rank"] <= b["rank_high"]
+    # Confidence: each bot against the next one down (the last has none).
+    assert [b["confidence"] is None for b in bots] == [False] * (len(bots) - 1) + [True]
+    assert all(0 <= b["confidence"] <= 1 for b in bots[:-1])
+    assert "TrueSkill" in ranking["confidence"]["method"]
     assert sum(b["wins"] for b in bots) == pytest.approx(ranking["games"])
     faulty = next(b for b in bots if b["name"] == "faulty")
     assert faulty["faults"]["illegal"] == faulty["games"] * 3 * 8

@@ -1,10 +1,11 @@
 """The local executor: scheduled games played in parallel worker processes on this machine.
 
-Each worker process owns one bot pool for its whole life and takes the next game from a shared
-queue; the parent receives finished games as they arrive and hands them to a callback (which
-stores them). Workers are started with the ``forkserver`` context, never by forking a process
-that runs threads. All workers share one semaphore of core slots: at most ``cores`` bots think
-at once across the run.
+Each worker process owns one bot pool for its whole life and takes the next game (its bots by
+seat) from a shared queue; the parent receives finished games as they arrive and hands them to
+a callback (which stores them). A run's workers stop with it, a session's when it closes (a
+league's batch), a :class:`LastingExecutor`'s when it closes (a server's season). Workers are
+started with the ``forkserver`` context, never by forking a process that runs threads. All
+workers share one semaphore of core slots: at most ``cores`` bots think at once across the run.
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ from tournaments.executors.executor import (
     RunError,
     play_one,
 )
+from tournaments.executors.guard import REIMPORTED, REIMPORTED_TEXT, inheriting, unguarded_call
 
-__all__ = ["LocalExecutor", "PoolFactory", "arena_pool"]
+__all__ = ["LastingExecutor", "LocalExecutor", "PoolFactory", "arena_pool"]
 
 _POLL_SECONDS = 0.5
 
@@ -62,9 +64,22 @@ def _started(pid: int) -> str | None:
         return None
 
 
-def _worker(bots: Sequence[BotSpec], options: ArenaOptions, variant: tuple[Variant, ...],
-            tasks: Queue[GameRequest | None], results: Queue[_Message], stop: Event,
-            factory: PoolFactory, log_file: Path | None, slots: CoreSlots,
+@dataclass(frozen=True, slots=True)
+class _Task:
+    """A game for a worker: the request and the bots by seat (not by index: workers that
+    outlive a run play for fields of bots that change), and the variant."""
+
+    request: GameRequest
+    bots: tuple[BotSpec, ...]
+    variant: tuple[Variant, ...]
+
+    def play(self, pool: GamePool) -> GameOutcome:
+        seats = GameRequest(self.request.index, tuple(range(len(self.bots))), self.request.seed)
+        return play_one(pool, self.bots, seats, self.variant)
+
+
+def _worker(options: ArenaOptions, tasks: Queue[_Task | None], results: Queue[_Message],
+            stop: Event, factory: PoolFactory, log_file: Path | None, slots: CoreSlots,
             driver: tuple[int, str | None] = (0, None)) -> None:
     """Worker process body: play games from ``tasks`` until a ``None`` arrives."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)        # the parent handles Ctrl-C
@@ -90,9 +105,9 @@ def _worker(bots: Sequence[BotSpec], options: ArenaOptions, variant: tuple[Varia
             if task is None:
                 break
             try:
-                outcome = play_one(pool, bots, task, variant)
+                outcome = task.play(pool)
             except Exception as err:
-                results.put((task.index, f"{type(err).__name__}: {err}"))
+                results.put((task.request.index, f"{type(err).__name__}: {err}"))
                 break
             results.put((outcome, None))
     except SystemExit:
@@ -134,25 +149,64 @@ class LocalExecutor:
         """See :class:`tournaments.executors.executor.Executor`."""
         if not requests:
             return
-        with _Session(self, bots, variant, max(1, min(self.workers, len(requests)))) as session:
+        workers = _Workers(self, max(1, min(self.workers, len(requests))))
+        with _Session(workers, bots, variant, owned=True) as session:
             session.run(requests, on_finished)
 
     def session(self, bots: Sequence[BotSpec], variant: Sequence[Variant]) -> _Session:
         """Worker processes kept between :meth:`_Session.run` calls (a league's rounds), so
         each round does not pay for starting them; close it (or use ``with``) when done."""
-        return _Session(self, bots, variant, self.workers)
+        return _Session(_Workers(self, self.workers), bots, variant, owned=True)
+
+    def lasting(self) -> LastingExecutor:
+        """This executor with worker processes that outlive every run and session on it (a
+        server's batches, whatever bots each holds) until it is closed."""
+        return LastingExecutor(self)
+
+
+class LastingExecutor:
+    """A local executor whose worker processes are started at its first game and kept until
+    :meth:`close`: its runs and sessions (a league's batches) all use them, whatever their
+    bots. After a failure they are stopped, and started again at the next game."""
+
+    def __init__(self, executor: LocalExecutor) -> None:
+        self.executor = executor
+        self._workers = _Workers(executor, executor.workers)
+
+    def run(self, bots: Sequence[BotSpec], requests: Sequence[GameRequest],
+            variant: Sequence[Variant], on_finished: OnFinished) -> None:
+        """See :class:`tournaments.executors.executor.Executor`."""
+        self.session(bots, variant).run(requests, on_finished)
+
+    def session(self, bots: Sequence[BotSpec], variant: Sequence[Variant]) -> _Session:
+        """Rounds on the lasting workers (closing it leaves them running)."""
+        return _Session(self._workers, bots, variant, owned=False)
+
+    def pids(self) -> list[int]:
+        """The worker processes' ids (none before the first game)."""
+        return self._workers.pids()
+
+    def close(self) -> None:
+        """Stop the workers (letting them finish their games and close their pools)."""
+        self._workers.close(graceful=True)
+
+    def __enter__(self) -> LastingExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._workers.close(graceful=exc[0] is None)
 
 
 class _Session:
-    """``workers`` worker processes, started at the first :meth:`run`, fed round by round."""
+    """Rounds of games on ``workers`` for one field of bots (by index); closing it stops the
+    workers only when it ``owned`` them."""
 
-    def __init__(self, executor: LocalExecutor, bots: Sequence[BotSpec],
-                 variant: Sequence[Variant], workers: int) -> None:
-        self.executor = executor
+    def __init__(self, workers: _Workers, bots: Sequence[BotSpec], variant: Sequence[Variant],
+                 *, owned: bool) -> None:
+        self.workers = workers
         self.bots = list(bots)
         self.variant = tuple(variant)
-        self.workers = workers
-        self.procs: list[ForkServerProcess] = []
+        self.owned = owned
 
     def __enter__(self) -> _Session:
         return self
@@ -160,38 +214,65 @@ class _Session:
     def __exit__(self, *exc: object) -> None:
         self.close(graceful=exc[0] is None)
 
+    def run(self, requests: Sequence[GameRequest], on_finished: OnFinished) -> None:
+        """Play ``requests`` (see :meth:`tournaments.executors.executor.Executor.run`); on any
+        error the workers are stopped."""
+        tasks = [_Task(r, tuple(self.bots[i] for i in r.seats), self.variant)
+                 for r in requests]
+        self.workers.play(tasks, on_finished)
+
+    def close(self, *, graceful: bool = True) -> None:
+        if self.owned:
+            self.workers.close(graceful=graceful)
+
+
+class _Workers:
+    """``count`` worker processes and their queues, started at the first game."""
+
+    def __init__(self, executor: LocalExecutor, count: int) -> None:
+        self.executor = executor
+        self.count = count
+        self.procs: list[ForkServerProcess] = []
+
+    def pids(self) -> list[int]:
+        return [p.pid for p in self.procs if p.pid is not None]
+
     def _start(self) -> None:
+        problem = unguarded_call()
+        if problem is not None:
+            raise RunError(problem)
+        if inheriting():    # a worker importing an unguarded main script: it says so by this
+            os._exit(REIMPORTED)
         # The workers' interpreters must not import from the current folder: a bot file named
         # random.py there would replace the standard module in the arena itself.
         os.environ["PYTHONSAFEPATH"] = "1"
         ctx = mp.get_context("forkserver")
         ctx.set_forkserver_preload(["tournaments.executors.local", "arena.pool", "engine"])
-        self.tasks: Queue[GameRequest | None] = ctx.Queue()
+        self.tasks: Queue[_Task | None] = ctx.Queue()
         self.results: Queue[_Message] = ctx.Queue()
         self.stop = ctx.Event()
         ex = self.executor
-        # Kept for the session's life: a child opens it by name, after start() returns.
+        # Kept for the workers' life: a child opens it by name, after start() returns.
         self.slots = slots = ctx.Semaphore(ex.cores or usable_cores())
         self.procs = [ctx.Process(target=_worker, name=f"tournament-worker-{i}",
-                                  args=(self.bots, ex.options, self.variant, self.tasks,
-                                        self.results, self.stop, ex.pool_factory,
-                                        ex.log_file, slots,
+                                  args=(ex.options, self.tasks, self.results, self.stop,
+                                        ex.pool_factory, ex.log_file, slots,
                                         (os.getpid(), _started(os.getpid()))))
-                      for i in range(self.workers)]
+                      for i in range(self.count)]
         for p in self.procs:
             p.start()
 
-    def run(self, requests: Sequence[GameRequest], on_finished: OnFinished) -> None:
-        """Play ``requests`` (see :meth:`tournaments.executors.executor.Executor.run`); on any
-        error the session is closed."""
-        if not requests:
+    def play(self, tasks: Sequence[_Task], on_finished: OnFinished) -> None:
+        """Play ``tasks``, handing each outcome to ``on_finished``; on any error the workers
+        are stopped (the next call starts new ones)."""
+        if not tasks:
             return
         try:
             if not self.procs:
                 self._start()
-            for request in requests:
-                self.tasks.put(request)
-            self._collect({request.index for request in requests}, on_finished)
+            for task in tasks:
+                self.tasks.put(task)
+            self._collect({task.request.index for task in tasks}, on_finished)
         except BaseException:
             self.close(graceful=False)
             raise
@@ -202,14 +283,21 @@ class _Session:
                 done, error = self.results.get(timeout=_POLL_SECONDS)
             except queue.Empty:
                 if not any(p.is_alive() for p in self.procs):
-                    raise RunError(f"the worker processes ended with {len(pending)} games "
-                                   "unplayed; run the same command again to resume") from None
+                    raise RunError(self._ended(len(pending))) from None
                 continue
             if not isinstance(done, GameOutcome):
                 where = "" if done is None else f"game {done + 1}: "
                 raise RunError(f"{where}{error}")
             pending.discard(done.index)
             on_finished(done)
+
+    def _ended(self, pending: int) -> str:
+        """Why the workers all ended with ``pending`` games unplayed."""
+        codes = sorted({p.exitcode for p in self.procs if p.exitcode is not None})
+        if REIMPORTED in codes:
+            return REIMPORTED_TEXT
+        status = f" (exit status {', '.join(map(str, codes))})" if codes else ""
+        return f"the worker processes ended{status} with {pending} games unplayed"
 
     def close(self, *, graceful: bool = True) -> None:
         """Stop the workers (``graceful``: let them finish and close their pools first)."""

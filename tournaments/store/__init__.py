@@ -7,7 +7,8 @@ tournament's identity and schedule), :mod:`~tournaments.store.league` (a league:
 :mod:`~tournaments.store.entries` and :mod:`~tournaments.store.batches`), and
 :mod:`~tournaments.store.results` (the :class:`~tournaments.store.results.GameStore` protocol
 both kinds follow, and :func:`~tournaments.store.results.open_store`, the one place a folder's
-kind is told).
+kind is told), and :mod:`~tournaments.store.backup` (a league in one file while it is played,
+and back).
 
 May import: ``arena`` (its public API), ``engine``, and the tournament's values below it
 (:mod:`tournaments.config`, :mod:`tournaments.league_config`, :mod:`tournaments.packages`,

@@ -104,10 +104,21 @@ class Batches:
                 [(g.index, g.batch, g.round, g.deal, json.dumps(list(g.seats)), g.seed)
                  for g in games])
 
-    def planned(self, batch: int | None = None) -> list[PlannedGame]:
-        """Every planned game (of ``batch``, if given), by index."""
-        where, args = ("WHERE batch = ?", (batch,)) if batch is not None else ("", ())
+    def planned(self, batch: int | None = None, *, after: int = -1) -> list[PlannedGame]:
+        """Every planned game (of ``batch``, if given; past index ``after``), by index."""
+        where, args = ("WHERE idx > ? AND batch = ?", (after, batch)) if batch is not None \
+            else ("WHERE idx > ?", (after,))
         return self._select(where, args)
+
+    def count_planned(self) -> int:
+        """Games planned so far."""
+        return int(self._conn.execute("SELECT COUNT(*) FROM planned").fetchone()[0])
+
+    def first_unplayed(self) -> int | None:
+        """The index of the first planned game without a result (None: all are played)."""
+        row = self._conn.execute("SELECT MIN(idx) FROM planned WHERE idx NOT IN "
+                                 "(SELECT idx FROM games)").fetchone()
+        return None if row[0] is None else int(row[0])
 
     def unplayed(self) -> list[PlannedGame]:
         """Planned games without a result, by index."""

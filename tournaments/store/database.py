@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import fcntl
 import json
+import os
 import sqlite3
+import sys
 import zlib
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
@@ -18,13 +20,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import ClassVar, Self, TextIO
 
-from arena import SeatTiming
+from arena import SeatTiming, safe_text
 from engine import GameRecord, RecordFault
 from tournaments.executors.executor import GameOutcome
 from tournaments.packages import AllowedPackage, packages_from_json
 
-__all__ = ["GAMES_COLUMNS", "GAMES_TABLE", "GameDatabase", "StoreError", "StoredGame", "now",
-           "packages_json", "writer_lock"]
+__all__ = ["GAMES_COLUMNS", "GAMES_TABLE", "GameDatabase", "StoreError", "StoredGame",
+           "describe_holder", "now", "packages_json", "writer_lock"]
 
 #: The games table, the same in a tournament's and a league's database.
 GAMES_TABLE = """
@@ -84,14 +86,41 @@ class StoredGame:
 
 def writer_lock(directory: Path, name: str) -> TextIO:
     """An exclusive lock on ``directory`` for one writing run (released when its process ends,
-    however it ends)."""
-    handle = open(directory / name, "a")  # noqa: SIM115 - held until the store is closed
+    however it ends). The lock file says who holds it (:func:`describe_holder`); a run refused
+    the lock names that holder."""
+    handle = open(directory / name, "a+")  # noqa: SIM115 - held until the store is closed
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
+        handle.seek(0)
+        holder = handle.read(_HOLDER_CHARS).strip() or "a process that has not said who it is"
         handle.close()
-        raise StoreError(f"another run is using {directory} right now") from None
+        raise StoreError(f"another run is using {directory} right now: "
+                         f"{safe_text(holder)}") from None
+    describe_holder(handle, f"a run (pid {os.getpid()}): {_command()}")
     return handle
+
+
+#: What a lock file's description may hold at most (characters read).
+_HOLDER_CHARS = 500
+
+
+def describe_holder(lock: TextIO, text: str) -> None:
+    """Say in the lock file who holds it (and what to do instead, for those refused)."""
+    lock.seek(0)
+    lock.truncate()
+    lock.write(text[:_HOLDER_CHARS] + "\n")
+    lock.flush()
+
+
+def _command() -> str:
+    """This process's command line, as a holder's description shows it."""
+    args = [Path(sys.argv[0]).name, *sys.argv[1:]] if sys.argv and sys.argv[0] else []
+    return " ".join(args) or "python"
+
+
+#: Meta keys the stores keep themselves (never set through :meth:`GameDatabase.set_meta_value`).
+_OWN_META = frozenset({"format", "config", "created_at", "packages"})
 
 
 class GameDatabase:
@@ -149,6 +178,17 @@ class GameDatabase:
         with self._conn as conn:
             conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
 
+    def meta_value(self, key: str) -> str | None:
+        """A value kept in the meta table (None: not kept)."""
+        return self._meta().get(key)
+
+    def set_meta_value(self, key: str, value: str) -> None:
+        """Keep ``value`` under ``key`` in the meta table (a key of the store's own is
+        refused: ``KeyError``)."""
+        if key in _OWN_META:
+            raise KeyError(key)
+        self._set_meta(key, value)
+
     def _add_timing_column(self) -> None:
         """Give a games table made before timings were kept its ``timing`` column."""
         if "timing" not in self._columns():
@@ -181,12 +221,12 @@ class GameDatabase:
             conn.execute(_INSERT, _row(game, outcome.record))
         return game
 
-    def games(self) -> list[StoredGame]:
-        """Every stored game, by index."""
+    def games(self, *, after: int = -1) -> list[StoredGame]:
+        """Every stored game (past index ``after``), by index."""
         timing = "timing" if "timing" in self._columns() else "'[]'"
         rows = self._conn.execute(
             "SELECT idx, seed, seats, scores, places, faults, seconds, pick_seconds, "
-            f"{timing} FROM games ORDER BY idx")
+            f"{timing} FROM games WHERE idx > ? ORDER BY idx", (after,))
         try:
             return [_stored_game(*row) for row in rows]
         except (ValueError, TypeError) as err:   # RecordError too
@@ -224,6 +264,12 @@ class GameDatabase:
         """Mean wall time of the stored games, or None if there are none."""
         value = self._conn.execute("SELECT AVG(seconds) FROM games").fetchone()[0]
         return None if value is None else float(value)
+
+    def hold_as(self, text: str) -> None:
+        """Describe who holds this store's writer's lock, for a run refused it (say what to
+        do instead); nothing without the lock."""
+        if self._lock is not None:
+            describe_holder(self._lock, text)
 
     # ------------------------------------------------------------------ closing
     def close(self) -> None:

@@ -77,6 +77,10 @@ class Entries:
             raise StoreError(f"{self._path} is damaged (entry ids are not 0, 1, 2, ...)")
         return entries
 
+    def count(self) -> int:
+        """Entries ever made (bot indices run from 0 to this, exclusive)."""
+        return int(self._conn.execute("SELECT COUNT(*) FROM entries").fetchone()[0])
+
     def named(self, name: str) -> list[Entry]:
         """Every version of the bot ``name``, oldest first."""
         return self._select("WHERE name = ?", (name,))
@@ -97,12 +101,13 @@ class Entries:
         ``bots/<digest>.tar.gz`` for a folder bot)."""
         return copy_path(self.copies, entry.sha256)
 
-    def add(self, name: str, source: BotFiles | bytes, author: str | None
-            ) -> tuple[Entry, str]:
+    def add(self, name: str, source: BotFiles | bytes, author: str | None, *,
+            version: int | None = None) -> tuple[Entry, str]:
         """Enter ``source`` (a bot's checked files, or a ``.py`` file's bytes) as the bot
         ``name``: ``(entry, what)`` where ``what`` is ``new``, ``version`` (a new version
         replaces the old), ``unchanged`` or ``back`` (a retired entry with these very files is
-        active again). Entries are told apart by digest."""
+        active again). Entries are told apart by digest. ``version`` numbers a new version
+        (default: one more than the name's latest; a final evaluation keeps the league's)."""
         sha, _ = keep_copy(self.copies, source)
         same = self.named(name)
         latest = same[-1] if same else None
@@ -113,7 +118,8 @@ class Entries:
                 self._conn.execute("UPDATE entries SET retired_at = NULL WHERE id = ?",
                                    (latest.id,))
             return self.named(name)[-1], "back"
-        version = latest.version + 1 if latest is not None else 1
+        if version is None:
+            version = latest.version + 1 if latest is not None else 1
         if author is None and latest is not None:
             author = latest.author
         with self._conn:
@@ -123,7 +129,7 @@ class Entries:
                 (name, version, sha, author, now()))
         entry = self.named(name)[-1]
         assert entry.id == cursor.lastrowid
-        return entry, "new" if version == 1 else "version"
+        return entry, "new" if latest is None else "version"
 
     def retire(self, name: str) -> Entry:
         """Take the bot ``name`` off the leaderboard (``KeyError`` if no such bot,

@@ -3,7 +3,8 @@ games and played games, in one SQLite file beside a folder of the bots it entere
 
 Layout of a league folder::
 
-    league.db            this database (WAL journal): meta, entries, batches, planned, games
+    league.db            this database (WAL journal): meta, entries, batches, planned, games,
+                         and the tally of the games rated so far (tournaments.store.standings)
     league.lock          held by the one process writing to the league
     bots/<sha256>.py     every bot file ever entered, named by the hash of its content
     bots/<digest>.tar.gz every folder bot ever entered, packed, named by its digest
@@ -23,11 +24,12 @@ from tournaments.botcopies import copy_listing
 from tournaments.config import FileList
 from tournaments.executors.executor import GameOutcome
 from tournaments.league_config import LeagueConfig
-from tournaments.ranking import EntryInfo, LeagueSummary, Ranking, TournamentSummary, rank_games
-from tournaments.stats import GameFacts
+from tournaments.ranking import EntryInfo, LeagueSummary, Ranking, TournamentSummary, rank_tally
 from tournaments.store.batches import BATCHES_TABLES, Batches, PlannedGame
 from tournaments.store.database import GameDatabase, StoredGame, StoreError, now
 from tournaments.store.entries import ENTRIES_TABLE, Entries, Entry
+from tournaments.store.standings import STANDINGS_TABLES, Standings
+from tournaments.tally import Tally
 
 __all__ = ["BOTS_DIR", "DB_NAME", "FORMAT", "LeagueStore", "is_league"]
 
@@ -44,7 +46,8 @@ def is_league(directory: Path) -> bool:
 
 class LeagueStore(GameDatabase):
     """An open league. Use :meth:`create` or :meth:`open`; close it when done. Its entries are
-    :attr:`entries`, its batches and planned games :attr:`batches`."""
+    :attr:`entries`, its batches and planned games :attr:`batches`, the tally of its rated
+    games :attr:`standings`."""
 
     DB_NAME = DB_NAME
     LOCK_NAME = "league.lock"
@@ -54,6 +57,7 @@ class LeagueStore(GameDatabase):
         super().__init__(conn, directory, lock)
         self.entries = Entries(conn, directory / BOTS_DIR, self.path)
         self.batches = Batches(conn)
+        self.standings = Standings(conn, self._checked_games)
 
     @classmethod
     def create(cls, directory: Path, config: LeagueConfig) -> LeagueStore:
@@ -66,7 +70,7 @@ class LeagueStore(GameDatabase):
         directory.mkdir(parents=True, exist_ok=True)
         (directory / BOTS_DIR).mkdir()
         store = cls(*cls._connect(directory, write=True))
-        store._create(_META + ENTRIES_TABLE + BATCHES_TABLES, [
+        store._create(_META + ENTRIES_TABLE + BATCHES_TABLES + STANDINGS_TABLES, [
             ("format", FORMAT), ("config", json.dumps(config.to_json(), sort_keys=True)),
             ("created_at", now())])
         return store
@@ -81,6 +85,8 @@ class LeagueStore(GameDatabase):
         try:
             store._check()
             store._tune()
+            if write:
+                store.standings.create()
         except sqlite3.DatabaseError as err:
             store.close()
             raise StoreError(f"{store.path} is damaged or not a league ({err})") from None
@@ -133,27 +139,39 @@ class LeagueStore(GameDatabase):
         except (OSError, ValueError) as err:
             raise StoreError(f"{self.directory} has a damaged bot copy ({err})") from None
 
-    def ranking(self, *, history: bool = False) -> Ranking:
-        """The leaderboard: active entries ranked, retired ones and old versions apart; with
-        ``history``, each entry's rating after each of its games too."""
-        config = self.config()
-        entries = self.entries.all()
-        planned = {g.index: g for g in self.batches.planned()}
-        stored = self.games()
-        facts = []
-        for game in stored:
+    def tally(self, *, history: bool = False) -> Tally:
+        """The tally of every stored game (the stored one and the games since): what the
+        leaderboard is made of."""
+        return self.standings.tally(self.entries.count(), history=history)
+
+    def rate(self) -> Tally:
+        """Store the tally of the games played so far (up to the first planned game not yet
+        played) and return the tally of every stored game; the writer calls this at a round's
+        end."""
+        return self.standings.catch_up(self.entries.count(), self.batches.first_unplayed())
+
+    def _checked_games(self, after: int) -> list[StoredGame]:
+        """The games stored past index ``after``, each checked against its plan."""
+        games = self.games(after=after)
+        planned = {g.index: g for g in self.batches.planned(after=after)}
+        for game in games:
             plan = planned.get(game.index)
             if plan is None or plan.seats != game.seats or plan.seed != game.seed:
                 raise StoreError(f"{self.path} is damaged (game {game.index} was not planned "
                                  "so)")
-            n = len(game.seats)
-            facts.append(GameFacts(game.seats, game.places[:n], game.scores[:n],
-                                   tuple((f.seat, f.kind) for f in game.faults), plan.deal))
+        return games
+
+    def ranking(self, *, history: bool = False, since: int = -1) -> Ranking:
+        """The leaderboard: active entries ranked, retired ones and old versions apart; with
+        ``history``, each entry's rating after each of its games (past index ``since``) too."""
+        config = self.config()
+        entries = self.entries.all()
+        tally = self.standings.tally(len(entries), history=history, since=since)
+        planned = self.batches.count_planned()
         summary = TournamentSummary(config.players, 0, config.seed, "league", None,
                                     config.variant_names, config.move_time)
         league = LeagueSummary(len(entries), sum(e.active for e in entries),
-                               self.batches.count(), len(planned) - len(stored))
-        return rank_games([e.label for e in entries], stored, facts, seed=config.seed,
-                          summary=summary, planned=len(planned), history=history,
-                          entries=[EntryInfo(e.version, e.author, e.status) for e in entries],
-                          league=league, packages=self.packages())
+                               self.batches.count(), planned - tally.games)
+        info = [EntryInfo(e.version, e.author, e.status) for e in entries]
+        return rank_tally([e.label for e in entries], tally, summary=summary, planned=planned,
+                          since=since, entries=info, league=league, packages=self.packages())

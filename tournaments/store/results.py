@@ -37,8 +37,8 @@ class GameStore(Protocol):
     def count(self) -> int:
         """Games stored."""
 
-    def games(self) -> list[StoredGame]:
-        """Every stored game, by index."""
+    def games(self, *, after: int = -1) -> list[StoredGame]:
+        """Every stored game (past index ``after``), by index."""
 
     def records(self, wanted: Collection[int] | None = None
                 ) -> Iterator[tuple[int, GameRecord]]:
@@ -47,8 +47,9 @@ class GameStore(Protocol):
     def packages(self) -> tuple[AllowedPackage, ...] | None:
         """What the bots could import (None: not known)."""
 
-    def ranking(self, *, history: bool = False) -> Ranking:
-        """The ranking (a league's leaderboard) of the games stored."""
+    def ranking(self, *, history: bool = False, since: int = -1) -> Ranking:
+        """The ranking (a league's leaderboard) of the games stored; with ``history``, each
+        bot's rating points (its start, then after each of its games past index ``since``)."""
 
     def names(self) -> list[str]:
         """The bots' names as shown (a league's labels), by bot index."""

@@ -168,10 +168,10 @@ class TournamentStore(GameDatabase):
         """Games in the whole schedule."""
         return int(self._meta()["planned"])
 
-    def ranking(self, *, history: bool = False) -> Ranking:
+    def ranking(self, *, history: bool = False, since: int = -1) -> Ranking:
         """The ranking of the games stored (complete or not); with ``history``, each bot's
-        rating after each of its games too."""
-        return build_ranking(self.config(), self.games(), history=history,
+        rating after each of its games (past index ``since``) too."""
+        return build_ranking(self.config(), self.games(), history=history, since=since,
                              packages=self.packages())
 
     def names(self) -> list[str]:

@@ -72,3 +72,50 @@ def test_workers_and_resume_give_identical_rankings(tmp_path):
     texts.append((out / "ranking.json").read_text())
     assert texts[0] == texts[1] == texts[2]
     assert ranking_json(ranking) == texts[0]
+
+
+def test_lasting_workers_outlive_runs_of_changing_fields():
+    # A server's batches: each holds the entries of its moment (a new one joins), and every
+    # batch is played by the same worker processes.
+    requests = [GameRequest(i, (i % 3, (i + 1) % 3, (i + 2) % 3), 100 + i) for i in range(6)]
+    with local(2).lasting() as lasting:
+        assert lasting.pids() == []                          # started at the first game
+        seen = []
+        lasting.run([FakeSpec(n) for n in ("alpha", "beta", "first")], requests, (),
+                    seen.append)
+        pids = lasting.pids()
+        assert len(pids) == 2
+        names = ("alpha", "beta", "first", "gamma")
+        with lasting.session([FakeSpec(n) for n in names], ()) as session:
+            session.run([GameRequest(10, (3, 0, 1), 7)], seen.append)
+            session.run([GameRequest(11, (2, 3), 8)], seen.append)
+        assert lasting.pids() == pids                        # a session's end keeps them
+        assert sorted(o.index for o in seen) == [0, 1, 2, 3, 4, 5, 10, 11]
+        by_index = {o.index: o for o in seen}
+        assert list(by_index[10].record.players) == ["gamma", "alpha", "beta"]
+        assert list(by_index[11].record.players) == ["first", "gamma"]
+    assert lasting.pids() == []
+
+
+class FailsOnce:
+    """A pool factory that fails in the first worker that uses it (a marker file says so)."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __call__(self, options, slots=None):
+        if not self.marker.exists():
+            self.marker.touch()
+            raise RuntimeError("no sandbox here")
+        return fake_pool(options, slots)
+
+
+def test_lasting_workers_start_again_after_a_failure(tmp_path):
+    specs = [FakeSpec("a"), FakeSpec("b")]
+    with local(1, FailsOnce(tmp_path / "failed")).lasting() as lasting:
+        with pytest.raises(RunError, match="no sandbox here"):
+            lasting.run(specs, [GameRequest(0, (0, 1), 1)], (), lambda o: None)
+        assert lasting.pids() == []                          # stopped: the next run starts
+        seen = []
+        lasting.run(specs, [GameRequest(1, (0, 1), 1)], (), seen.append)
+        assert [o.index for o in seen] == [1] and len(lasting.pids()) == 1

@@ -1,0 +1,61 @@
+// The live site's bot pages (arena serve): shows the bot's log and fault details to its author.
+// The token goes as "Authorization: Bearer" (never a cookie); everything shown is set as text.
+"use strict";
+(function () {
+  const form = document.getElementById("botlog");
+  if (!form) return;
+  const status = document.getElementById("botlog-status");
+  const out = document.getElementById("botlog-out");
+  const el = (tag, text) => {
+    const node = document.createElement(tag);
+    if (text !== undefined) node.textContent = String(text);
+    return node;
+  };
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const token = String(new FormData(form).get("token") || "").trim();
+    status.textContent = "Reading…";
+    out.hidden = true;
+    let reply, body;
+    try {
+      reply = await fetch(form.dataset.api, { headers: { Authorization: "Bearer " + token } });
+      body = await reply.json();
+    } catch (err) {
+      status.textContent = "The server could not be reached: " + err;
+      return;
+    }
+    if (body.error) {
+      status.textContent = "Refused (" + reply.status + "): " + body.error;
+      return;
+    }
+    status.textContent = "";
+    out.replaceChildren();
+    out.append(el("h3", "Faults (" + body.faults_total + ")"));
+    if (body.faults.length) {
+      const table = el("table");
+      const head = el("tr");
+      for (const name of ["game", "version", "round", "turn", "kind", "detail"]) {
+        head.append(el("th", name));
+      }
+      table.append(head);
+      for (const f of body.faults) {
+        const row = el("tr");
+        const where = f.league === "final" ? "final " + f.game : f.game;
+        for (const value of [where, f.version, f.round, f.turn, f.kind, f.detail]) {
+          row.append(el("td", value));
+        }
+        table.append(row);
+      }
+      out.append(table);
+    } else {
+      out.append(el("p", "No faults."));
+    }
+    const log = body.log;
+    out.append(el("h3", "Its log" + (log.from ? " (the last " + (log.bytes - log.from) +
+      " of " + log.bytes + " bytes)" : "")));
+    const text = el("pre", log.text || "Nothing printed yet.");
+    text.className = "report";
+    out.append(text);
+    out.hidden = false;
+  });
+})();

@@ -1,0 +1,78 @@
+"""What a participant may see of their own bot and nobody else may: what it printed in the
+server's games (its log, with the traceback of every time it raised) and each fault's details,
+game by game (``GET /api/bots/NAME/log``, behind its participant's token or the organiser's).
+
+A bot's log is the file the arena writes for it (``arena.log_path``: one file per bot name,
+every version in turn, capped by the arena); the answer holds its last :data:`LOG_TAIL`
+bytes, from a line's start. Faults come from the stored games of the league and of its final.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from arena import log_path
+from serve.accounts import Who
+from serve.errors import Refused
+from tournaments import FINAL_DIR, LeagueStore, is_league
+
+__all__ = ["LOG_TAIL", "MAX_FAULTS", "bot_log", "entry_name"]
+
+#: Bytes of a bot's log sent at most (its end).
+LOG_TAIL = 256 << 10
+#: Faults listed at most (the latest).
+MAX_FAULTS = 200
+
+
+def entry_name(name: str) -> str:
+    """The bot's name from a page's label (``keeper@v1`` is ``keeper``'s first version)."""
+    return re.sub(r"@v\d+$", "", name)
+
+
+def _tail(path: Path | None) -> dict[str, object]:
+    """The end of the log at ``path``: its size, where the text starts, the text."""
+    if path is None or not path.is_file():
+        return {"file": None if path is None else path.name, "bytes": 0, "from": 0,
+                "text": ""}
+    with path.open("rb") as f:
+        size = f.seek(0, 2)
+        start = max(0, size - LOG_TAIL)
+        f.seek(start)
+        data = f.read(LOG_TAIL)
+    if start and b"\n" in data:
+        cut = data.index(b"\n") + 1
+        data, start = data[cut:], start + cut
+    return {"file": path.name, "bytes": size, "from": start,
+            "text": data.decode("utf-8", "replace")}
+
+
+def _faults(directory: Path, name: str, where: str) -> list[dict[str, object]]:
+    with LeagueStore.open(directory) as store:
+        versions = {e.id: e.version for e in store.entries.all() if e.name == name}
+        found = []
+        for game in store.games():
+            for fault in game.faults:
+                if fault.seat < len(game.seats) and game.seats[fault.seat] in versions:
+                    found.append({"league": where, "game": game.index + 1,
+                                  "version": versions[game.seats[fault.seat]],
+                                  **fault.to_json()})
+    return found
+
+
+def bot_log(directory: Path, log_dir: Path | None, who: Who, name: str) -> dict[str, object]:
+    """The log and faults of the bot ``name`` (or a page's label of one of its versions), for
+    its author or the organiser; :class:`Refused` for anyone else (403) or no such bot
+    (404)."""
+    name = entry_name(name)
+    with LeagueStore.open(directory) as store:
+        same = store.entries.named(name)
+    if not same:
+        raise Refused(404, f"no bot called {name}")
+    if not who.organiser and same[-1].author != who.name:
+        raise Refused(403, f"the bot {name} belongs to someone else")
+    faults = _faults(directory, name, "league")
+    if is_league(directory / FINAL_DIR):
+        faults += _faults(directory / FINAL_DIR, name, "final")
+    return {"name": name, "author": same[-1].author, "log": _tail(log_path(log_dir, name)),
+            "faults": faults[-MAX_FAULTS:], "faults_total": len(faults)}
