@@ -24,10 +24,10 @@ def test_shares_count_only_games_in_which_a_bot_thought() -> None:
     games = [((0, 1), [thinking(0.97), QUICK]), ((1, 0), [QUICK, thinking(0.93)]),
              ((0, 1), [thinking(0.5), replace(QUICK, cpu=None)])]
     stats = time_stats(games, 2)
-    assert stats[0].shares == pytest.approx([0.97, 0.93, 0.5])
+    assert stats[0].share_games == {97: 1, 93: 1, 50: 1}  # games by share in whole percent
     assert stats[0].share_mean == pytest.approx(0.8)
     assert stats[0].share_p5 == pytest.approx(0.5)
-    assert stats[1].shares == [] and stats[1].share_mean is None  # quick: no share to speak of
+    assert not stats[1].share_games and stats[1].share_mean is None  # quick: no share to speak of
     shown = stats[0].to_json()
     assert (shown["core_share"], shown["core_share_p5"]) == (0.8, 0.5)
     assert THINKING * 30 <= 3.0  # the fixture thinks long enough
