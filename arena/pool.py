@@ -38,6 +38,8 @@ log = logging.getLogger(__name__)
 
 #: Runners tried for one seat before its bot gets a start fault (the host, not the bot, failed).
 BOOT_ATTEMPTS = 3
+#: Games' worth of runners kept booted ahead of need.
+AHEAD = 2
 
 
 def check_sandbox(options: ArenaOptions) -> None:
@@ -123,7 +125,9 @@ class BotPool:
             return run_game(self, bots, seed, variant, on_turn)
         finally:
             if not self._closed:
-                self._boot(self._spare)  # the next game's runners boot while results are stored
+                # The next games' runners boot while results are stored and the next game
+                # starts: a game finds its runners warm.
+                self._boot(AHEAD * self._spare)
 
     def packages(self) -> tuple[Package, ...]:
         """The installed packages bots may import here (with their versions)."""

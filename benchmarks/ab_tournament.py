@@ -3,7 +3,8 @@
     .venv/bin/python benchmarks/ab_tournament.py --before /path/to/old/checkout [--runs 3]
 
 Runs, for each checkout in turn, (1) a tournament of 4 trivial bots (104 games, the default
-length) and (2) a short tournament of 4 copies of the ``mcts`` bot, each with a fixed seed and
+length), the same on one worker for 416 games, the default tournament of the built-in bots, and
+(2) a short tournament of 4 copies of the ``mcts`` bot, each with a fixed seed and
 the default worker count, and reports the median wall time of each and the ratio after/before.
 This machine drifts by up to 1.5x between runs: only numbers from one run of this script are
 comparable.
@@ -57,15 +58,18 @@ def main() -> None:
         # the older engine lacks, and would only measure start faults there).
         shutil.copy(args.before / "bots" / "mcts.py", mcts / f"{name}.py")
     cases = {"trivial (104 games)": ([str(trivial)], []),
+             "trivial, 1 worker (416 games)": ([str(trivial)],
+                                               ["--workers", "1", "--cycles", "104"]),
+             "default (built-in bots)": ([], []),
              f"mcts ({4 * args.mcts_cycles} games)": ([str(mcts)],
                                                       ["--cycles", str(args.mcts_cycles)])}
     sides = {"before": args.before.resolve(), "after": ROOT}
     times: dict[str, dict[str, list[float]]] = {c: {s: [] for s in sides} for c in cases}
     try:
         for run in range(args.runs):
-            for case, (bots, extra) in cases.items():
+            for number, (case, (bots, extra)) in enumerate(cases.items()):
                 for side, checkout in sides.items():
-                    out = work / f"out-{run}-{side}-{len(times[case][side])}-{case[:4]}"
+                    out = work / f"out-{run}-{side}-{number}"
                     seconds = tournament(checkout, bots, extra, out)
                     times[case][side].append(seconds)
                     print(f"run {run + 1} {case} {side}: {seconds:.2f} s", flush=True)

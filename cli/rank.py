@@ -16,6 +16,7 @@ from cli.tournament import RESULTS_DIR
 from tournaments import (
     StoreError,
     TournamentStore,
+    core_share_warning,
     rank_directory,
     ranking_csv,
     ranking_json,
@@ -84,3 +85,6 @@ def rank_command(
         typer.echo(text.rstrip("\n"))
     else:
         typer.echo(safe_text(text.rstrip("\n"), multiline=True))
+    warning = core_share_warning(ranking)
+    if warning is not None:
+        typer.echo(safe_text(warning), err=True)

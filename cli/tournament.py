@@ -38,6 +38,7 @@ from tournaments import (
     StoreError,
     TournamentRequest,
     TournamentStore,
+    core_share_warning,
     format_duration,
     make_progress,
     packages_text,
@@ -209,6 +210,9 @@ def _run(prepared: PreparedTournament, *, records: bool, dry_run: bool, yes: boo
             store.close()
     typer.echo("")
     typer.echo(ranking_table(ranking))
+    warning = core_share_warning(ranking)
+    if warning is not None:
+        typer.echo(safe_text(warning), err=True)
     typer.echo(f"\nresults: {safe_text(str(out))}/ (ranking.json, ranking.md, ranking.csv)")
     typer.echo(f"each bot's output and tracebacks: {safe_text(str(prepared.settings.log_dir))}"
                "/NAME.log; every fault's details: arena publish (bot pages)")

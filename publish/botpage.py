@@ -203,10 +203,13 @@ def _time_cards(row: BotRow) -> list[str]:
     time = row.time.to_json()
     if not time["requests"]:
         return []
-    cpu = time["cpu_ms"]
-    return [stat("ms per pick (wall)", f"{time['wall_ms']:.1f}"),
-            stat("longest pick (ms)", f"{time['wall_max_ms']:.0f}"),
-            stat("CPU ms per pick", "–" if cpu is None else f"{cpu:.1f}")]
+    cpu, share, p5 = time["cpu_ms"], time["core_share"], time["core_share_p5"]
+    cards = [stat("ms per pick (wall)", f"{time['wall_ms']:.1f}"),
+             stat("longest pick (ms)", f"{time['wall_max_ms']:.0f}"),
+             stat("CPU ms per pick", "–" if cpu is None else f"{cpu:.1f}")]
+    if share is not None and p5 is not None:  # it thought: did it get its core?
+        cards.append(stat("core share while thinking (5th pct)", f"{share:.2f} ({p5:.2f})"))
+    return cards
 
 
 def _versions(site: Site, bot: BotData) -> str:

@@ -105,6 +105,7 @@ if TYPE_CHECKING:
     from tournaments.ranking import CONFIDENCE_NOTE, BotRow, Ranking, confidence_text, ranking_json
     from tournaments.rating import RatingPoint
     from tournaments.report import (
+        core_share_warning,
         ranking_csv,
         ranking_markdown,
         ranking_table,
@@ -156,8 +157,8 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("CONFIDENCE_NOTE", "BotRow", "Ranking", "confidence_text", "ranking_json"),
                     "tournaments.ranking"),
     "RatingPoint": "tournaments.rating",
-    **dict.fromkeys(("ranking_csv", "ranking_markdown", "ranking_table", "write_rankings"),
-                    "tournaments.report"),
+    **dict.fromkeys(("core_share_warning", "ranking_csv", "ranking_markdown", "ranking_table",
+                     "write_rankings"), "tournaments.report"),
     **dict.fromkeys(("GAMES_PER_BOT", "ScheduleKind"), "tournaments.schedule"),
     **dict.fromkeys(("authors", "seating_problem", "seating_rule"), "tournaments.seating"),
     **dict.fromkeys(("DEFAULT_PLAYERS", "random_seed"), "tournaments.settings"),
@@ -183,13 +184,13 @@ __all__ = [
     "StoredGame", "TournamentConfig", "TournamentRequest", "TournamentStore", "Verdict",
     "add_to_league", "authors", "backup_league", "check_bots", "check_executor", "check_memory",
     "check_options", "check_packages", "check_runnable", "compare_bots", "comparison_design",
-    "comparison_progress", "comparison_summary", "confidence_text", "core_share", "create_final",
-    "final_ranking", "final_state", "format_duration", "is_league", "make_executor",
-    "make_progress", "new_league", "open_store", "packages_text", "play_batch", "play_final",
-    "play_game", "prepare_compare", "prepare_game", "prepare_tournament", "random_seed",
-    "rank_directory", "ranking_csv", "ranking_json", "ranking_markdown", "ranking_table",
-    "restore_league", "round_robin_games", "run_tournament", "seating_problem", "seating_rule",
-    "stored_kind", "write_rankings",
+    "comparison_progress", "comparison_summary", "confidence_text", "core_share",
+    "core_share_warning", "create_final", "final_ranking", "final_state", "format_duration",
+    "is_league", "make_executor", "make_progress", "new_league", "open_store", "packages_text",
+    "play_batch", "play_final", "play_game", "prepare_compare", "prepare_game",
+    "prepare_tournament", "random_seed", "rank_directory", "ranking_csv", "ranking_json",
+    "ranking_markdown", "ranking_table", "restore_league", "round_robin_games", "run_tournament",
+    "seating_problem", "seating_rule", "stored_kind", "write_rankings",
 ]
 
 

@@ -20,9 +20,10 @@ from tabulate import tabulate
 
 from arena import FaultKind, safe_text
 from tournaments.ranking import CONFIDENCE_NOTE, BotRow, Ranking, confidence_text, ranking_json
-from tournaments.stats import FAULT_KINDS
+from tournaments.stats import FAIR_SHARE, FAULT_KINDS
 
 __all__ = [
+    "core_share_warning",
     "ranking_markdown",
     "ranking_csv",
     "ranking_table",
@@ -33,6 +34,23 @@ __all__ = [
 
 def _ms(value: float | None) -> str:
     return "–" if value is None else f"{value:.0f}" if value >= 10 else f"{value:.1f}"
+
+
+def core_share_warning(ranking: Ranking) -> str | None:
+    """One line when a thinking bot got less than :data:`FAIR_SHARE` of a core while asked,
+    on average or in its unluckiest games: the fair-compute promise did not hold on this
+    machine. None when it held (or no bot thought long enough to tell)."""
+    low = []
+    for bot in ranking.bots:
+        share, p5 = bot.time.share_mean, bot.time.share_p5
+        if share is not None and p5 is not None and min(share, p5) < FAIR_SHARE:
+            low.append(f"{_shown(bot.name)} {share:.2f} (5th percentile {p5:.2f})")
+    if not low:
+        return None
+    return ("warning: a thinking bot got less than a core while it was asked: "
+            + ", ".join(low[:4]) + (" and more" if len(low) > 4 else "")
+            + "; another program was using this machine's cores, or the run had more workers "
+            "than cores: the ranking of bots that use their time may suffer")
 
 
 def time_text(bot: BotRow) -> str:
@@ -161,7 +179,7 @@ def ranking_csv(ranking: Ranking) -> str:
     writer = csv.writer(out, lineterminator="\n")
     fields = ["rank", "name", "rating", "mu", "sigma", "games", "seats", "wins", "win_share",
               "mean_score", "mean_place", "confidence"]
-    times = ["requests", "wall_ms", "wall_max_ms", "cpu_ms"]
+    times = ["requests", "wall_ms", "wall_max_ms", "cpu_ms", "core_share", "core_share_p5"]
     writer.writerow(fields + [f"faults_{_shown(k)}" for k in kinds] + times)
     for bot in ranking.bots:
         row = bot.to_json(times=True)

@@ -8,6 +8,7 @@ added at once or over many runs.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -16,6 +17,8 @@ from arena import FAULT_KINDS, SeatTiming
 
 __all__ = [
     "FAULT_KINDS",
+    "FAIR_SHARE",
+    "THINKING",
     "TimeStats",
     "time_stats",
     "GameFacts",
@@ -129,15 +132,51 @@ def shares(ahead: Meetings) -> dict[int, dict[int, tuple[float, int]]]:
             for a, row in ahead.items()}
 
 
+#: A bot that takes at least this long per request (mean, in a game) is thinking: the CPU
+#: time it got over that wall time is the share of a core it had while asked.
+THINKING = 0.02
+#: A core share below this, on average or for the unluckiest 5% of games, is worth a warning.
+FAIR_SHARE = 0.8
+
+
 @dataclass(slots=True)
 class TimeStats:
-    """How long a bot took per request (picks and hook calls), wall and CPU, over its games."""
+    """How long a bot took per request (picks and hook calls), wall and CPU, over its games;
+    and, in the games where it thought, the share of a core it got while asked."""
 
     requests: int = 0
     wall: float = 0.0
     wall_max: float = 0.0
     cpu: float = 0.0
     cpu_requests: int = 0       #: requests whose CPU time was measured
+    #: Per game in which it thought (:data:`THINKING`), CPU time over wall time while asked:
+    #: their sum, and how many games had each share in whole percent (a league's stored tally
+    #: keeps these, never one number per game).
+    share_sum: float = 0.0
+    share_games: Counter[int] = field(default_factory=Counter)
+
+    def add_share(self, share: float) -> None:
+        self.share_sum += share
+        self.share_games[math.floor(100 * share + 1e-9)] += 1
+
+    @property
+    def share_mean(self) -> float | None:
+        """The mean core share while it thought (None if it never thought long enough)."""
+        n = self.share_games.total()
+        return self.share_sum / n if n else None
+
+    @property
+    def share_p5(self) -> float | None:
+        """The 5th percentile of its games' core shares (to the percent below)."""
+        n = self.share_games.total()
+        if not n:
+            return None
+        k, seen = int(0.05 * (n - 1)), 0
+        for percent in sorted(self.share_games):
+            seen += self.share_games[percent]
+            if seen > k:
+                return percent / 100
+        raise AssertionError("unreachable")
 
     @property
     def wall_mean(self) -> float:
@@ -151,10 +190,12 @@ class TimeStats:
 
     def to_json(self) -> dict[str, float | int | None]:
         """Milliseconds, for tables and pages."""
-        cpu = self.cpu_mean
+        cpu, share, p5 = self.cpu_mean, self.share_mean, self.share_p5
         return {"requests": self.requests, "wall_ms": round(1000 * self.wall_mean, 3),
                 "wall_max_ms": round(1000 * self.wall_max, 3),
-                "cpu_ms": None if cpu is None else round(1000 * cpu, 3)}
+                "cpu_ms": None if cpu is None else round(1000 * cpu, 3),
+                "core_share": None if share is None else round(share, 3),
+                "core_share_p5": None if p5 is None else round(p5, 3)}
 
 
 def add_times(stats: Sequence[TimeStats], seats: Sequence[int],
@@ -168,6 +209,8 @@ def add_times(stats: Sequence[TimeStats], seats: Sequence[int],
         if seat_time.cpu is not None:
             s.cpu += seat_time.cpu
             s.cpu_requests += seat_time.requests
+            if seat_time.requests and seat_time.wall >= THINKING * seat_time.requests:
+                s.add_share(min(1.0, seat_time.cpu / seat_time.wall))
 
 
 def time_stats(games: Sequence[tuple[Sequence[int], Sequence[SeatTiming]]], bots: int

@@ -23,6 +23,7 @@ from arena.runtime.launch import ForkedRunner
 from arena.runtime.process import BotProcess
 from arena.runtime.protocol import ProtocolError
 from arena.runtime.slots import CoreSlots, LocalSlots, SlotWaiter, usable_cores
+from arena.runtime.teardown import Teardown
 from arena.runtime.watch import Role, Watcher
 from arena.textsafe import safe_text
 
@@ -47,6 +48,8 @@ class Hub:
         self._waiter = SlotWaiter(self.slots) if shared else None
         #: Forks runners in fresh namespaces (None: every runner is a new process here).
         self.zygote = zygote
+        #: Frees what finished runners held (cgroups, uids), off the game's path.
+        self.teardown = Teardown()
         #: Every watched descriptor: its process (None for the zygote's) and its role.
         self._watcher: Watcher[BotProcess] = Watcher()
         #: Processes forked by the zygote, by spawn id, until it reports their exit.
@@ -158,6 +161,7 @@ class Hub:
                 time.sleep(0.005)
         for proc in list(self._dying):  # whatever is left: its uid and cgroup go now
             proc.runner.free()
+        self.teardown.close()
         self._watcher.close()
         if self._waiter is not None:
             self._waiter.close()

@@ -25,6 +25,7 @@ from arena.isolation.cgroups.cgroup import BotCgroup
 from arena.isolation.sandbox import Launch, Sandbox
 from arena.isolation.uids import UidLease
 from arena.isolation.zygote import Zygote, descendant
+from arena.runtime.teardown import Teardown
 
 __all__ = ["ForkedRunner", "Runner", "SpawnedRunner"]
 
@@ -35,8 +36,10 @@ _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 class Runner:
     """A started runner process: what it holds, and how to reach and end it."""
 
-    def __init__(self, launch: Launch) -> None:
+    def __init__(self, launch: Launch, teardown: Teardown | None = None) -> None:
         self.launch: Launch | None = launch
+        #: Frees what the runner held in the background (None: at once).
+        self.teardown = teardown
         #: The host pid of the bot's own process (0 until known).
         self.pid = 0
         #: Readable when the process exits (-1: none; its exit is learned another way).
@@ -119,18 +122,25 @@ class Runner:
         return fd
 
     def free(self) -> None:
-        """Free what it was given (uid, cgroup, scratch folder)."""
-        if self.launch is not None:
-            self.launch.cleanup()
-            self.launch = None
+        """Free what it was given (uid, cgroup, scratch folder), in the background when the
+        runner has a teardown thread."""
+        launch, self.launch = self.launch, None
+        if launch is None:
+            return
+        launch.started()
+        if self.teardown is not None:
+            self.teardown.submit(launch.cleanup)
+        else:
+            launch.cleanup()
 
 
 class ForkedRunner(Runner):
     """A runner forked by the zygote, known by its spawn id until the zygote reports it."""
 
-    def __init__(self, sandbox: Sandbox, zygote: Zygote, fds: tuple[int, int, int]) -> None:
+    def __init__(self, sandbox: Sandbox, zygote: Zygote, fds: tuple[int, int, int],
+                 teardown: Teardown | None = None) -> None:
         uid, cgroup, limits = sandbox.spawn_spec()
-        super().__init__(Launch([], {}, uid=uid, cgroup=cgroup))
+        super().__init__(Launch([], {}, uid=uid, cgroup=cgroup), teardown)
         self.zygote = zygote
         try:
             self.ident = zygote.spawn(uid=uid.uid if uid else None, limits=limits, fds=fds)
@@ -161,9 +171,9 @@ class ForkedRunner(Runner):
             self.cgroup.add(self.pid)
 
     def kill(self) -> None:
-        if self.cgroup is not None:
-            with contextlib.suppress(Exception):
-                self.cgroup.kill()
+        # The runner is process 1 of its own PID namespace: when it dies, the kernel kills
+        # everything else in there (and under seccomp there is nothing else), so the whole
+        # cgroup need not be killed one by one.
         if self.pid > 0 and self.returncode is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(self.pid, signal.SIGKILL)
@@ -179,9 +189,10 @@ class ForkedRunner(Runner):
 class SpawnedRunner(Runner):
     """A runner started here as a process of its own (its own sandbox, or none)."""
 
-    def __init__(self, sandbox: Sandbox, fds: tuple[int, int, int]) -> None:
+    def __init__(self, sandbox: Sandbox, fds: tuple[int, int, int],
+                 teardown: Teardown | None = None) -> None:
         req_r, rep_w, log_w = fds
-        super().__init__(sandbox.launch(req=req_r, rep=rep_w))
+        super().__init__(sandbox.launch(req=req_r, rep=rep_w), teardown)
         assert self.launch is not None
         self.python = os.path.basename(sandbox.python)[:15]
         self.sandboxed = sandbox.sandboxed

@@ -27,6 +27,7 @@ from arena.runtime.channel import Channel
 from arena.runtime.job import Closed, Ended, Expired, Garbled, Job, Outcome, Refused, Stage
 from arena.runtime.launch import ForkedRunner, Runner, SpawnedRunner
 from arena.runtime.protocol import Hello, ProtocolError, Ready, Reply, parse_reply
+from arena.runtime.teardown import Teardown
 
 __all__ = ["BotProcess", "Loop", "ProcessState", "describe_exit", "describe_outcome"]
 
@@ -80,6 +81,8 @@ class Loop(Protocol):
 
     #: Forks runners in fresh namespaces (None: every runner is a new process here).
     zygote: Zygote | None
+    #: Frees what finished runners held, in the background.
+    teardown: Teardown
 
     def add(self, proc: BotProcess) -> None:
         """Watch a new process's channel, output and exit."""
@@ -132,9 +135,11 @@ class BotProcess:
         self.channel = Channel()
         zygote = hub.zygote
         try:
-            self.runner: Runner = (ForkedRunner(sandbox, zygote, self.channel.theirs)
+            self.runner: Runner = (ForkedRunner(sandbox, zygote, self.channel.theirs,
+                                                hub.teardown)
                                    if zygote is not None
-                                   else SpawnedRunner(sandbox, self.channel.theirs))
+                                   else SpawnedRunner(sandbox, self.channel.theirs,
+                                                      hub.teardown))
         except BaseException:
             self.channel.close_theirs()
             self.channel.close()

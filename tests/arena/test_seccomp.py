@@ -311,6 +311,9 @@ PROBES = {
     "ptrace": lambda: raw("ptrace", 16, 999999, 0, 0),
     "shmget": lambda: c("shmget", 0, 4096, 0o1600),
     "msgget": lambda: c("msgget", 0, 0o1600),
+    "semget": lambda: c("semget", 0, 1, 0o1600),
+    "mq_open": lambda: c("mq_open", b"/probe", os.O_CREAT | os.O_RDWR, 0o600, None),
+    "sethostname": lambda: c("sethostname", b"probe", 5),
     "io_uring_setup": lambda: raw("io_uring_setup", 0, 0),
     "perf_event_open": lambda: raw("perf_event_open", 0, 0, -1, -1, 0),
     "seccomp": lambda: raw("seccomp", 2, 0, ctypes.byref(ctypes.c_uint32(0x7fff0000))),
@@ -346,8 +349,9 @@ print(json.dumps(results))
 
 DENIED = ["fork", "subprocess", "clone_thread_newuser", "flock", "lockf", "getlk", "ofd_getlk",
           "keyctl", "add_key", "memfd_create", "socket", "socketpair", "inotify_init1",
-          "sysinfo", "fadvise", "mincore", "ptrace", "shmget", "msgget", "io_uring_setup",
-          "perf_event_open", "seccomp", "mount", "pidfd_open", "pipe", "pipe2",
+          "sysinfo", "fadvise", "mincore", "ptrace", "shmget", "msgget", "semget", "mq_open",
+          "sethostname", "io_uring_setup", "perf_event_open", "seccomp", "mount", "pidfd_open",
+          "pipe", "pipe2",
           "clone_thread_pidfd", "setpriority", "sched_setaffinity", "prlimit_other",
           "ioctl_tiocsti", "madvise_mergeable", "prctl_timerslack", "unshare"]
 ALLOWED_PROBES = ["prlimit_self", "fcntl_getfl", "ioctl_fionread", "madvise_dontneed",

@@ -43,7 +43,9 @@ CREATE TABLE IF NOT EXISTS standings (
     wall REAL NOT NULL,
     wall_max REAL NOT NULL,
     cpu REAL NOT NULL,
-    cpu_requests INTEGER NOT NULL
+    cpu_requests INTEGER NOT NULL,
+    share_sum REAL NOT NULL,
+    share_games TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS meetings (
     a INTEGER NOT NULL,
@@ -179,7 +181,7 @@ class Standings:
             touched.update(game.seats)
         with self._conn as conn:
             conn.executemany("INSERT OR REPLACE INTO standings VALUES "
-                             "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                             "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                              [_bot_row(tally, b) for b in sorted(touched)])
             conn.executemany("INSERT OR REPLACE INTO meetings VALUES (?, ?, ?, ?)",
                              [(a, b, *tally.meetings[a][b]) for a in sorted(touched)
@@ -191,7 +193,8 @@ class Standings:
 
 def _load_bot(tally: Tally, bot: int, pi: float, tau: float, games: int, seats: int,
               wins: float, score_sum: int, place_sum: int, faults: str, requests: int,
-              wall: float, wall_max: float, cpu: float, cpu_requests: int) -> None:
+              wall: float, wall_max: float, cpu: float, cpu_requests: int, share_sum: float,
+              share_games: str) -> None:
     """One bot's stored row into ``tally``."""
     tally.grow(bot + 1)
     rating = tally.ratings.ratings[bot]
@@ -199,10 +202,12 @@ def _load_bot(tally: Tally, bot: int, pi: float, tau: float, games: int, seats: 
     tally.ratings.played[bot] = games        # a league's games all have two seats or more
     tally.stats[bot] = BotStats(games, seats, wins, score_sum, place_sum,
                                 Counter(json.loads(faults)))
-    tally.times[bot] = TimeStats(requests, wall, wall_max, cpu, cpu_requests)
+    tally.times[bot] = TimeStats(requests, wall, wall_max, cpu, cpu_requests, share_sum,
+                                 Counter({int(k): n for k, n in json.loads(share_games).items()}))
 
 
 def _bot_row(tally: Tally, bot: int) -> tuple[object, ...]:
     r, s, t = tally.ratings.ratings[bot], tally.stats[bot], tally.times[bot]
     return (bot, r.pi, r.tau, s.games, s.seats, s.wins, s.score_sum, s.place_sum,
-            json.dumps(dict(s.faults)), t.requests, t.wall, t.wall_max, t.cpu, t.cpu_requests)
+            json.dumps(dict(s.faults)), t.requests, t.wall, t.wall_max, t.cpu, t.cpu_requests,
+            t.share_sum, json.dumps(dict(sorted(t.share_games.items()))))
