@@ -12,13 +12,16 @@ from pathlib import Path
 
 from arena.textsafe import escape_decoded, safe_text
 
-__all__ = ["BotLog", "printed_lines", "SafeFormatter", "setup_logging", "log_path"]
+__all__ = ["BotLog", "FILE_CAP", "LAST", "PROCESS_CAP", "dropped_bytes", "printed_lines",
+           "SafeFormatter", "setup_logging", "log_path"]
 
 log = logging.getLogger(__name__)
 
 PROCESS_CAP = 1 << 20   # bytes of one bot process's output kept in its log file
 FILE_CAP = 8 << 20      # bytes of one bot's log file, over all its processes
 TAIL = 4096             # bytes of the latest output kept in memory
+LAST = 16 << 10         # bytes of the output past the cap written at the end of the log
+NOTE = "--- arena: "    # the start of the arena's own lines in a bot's log
 
 
 class SafeFormatter(logging.Formatter):
@@ -59,14 +62,24 @@ def setup_logging(log_file: Path | None = None, verbose: bool = False) -> None:
         log.debug("logging without multiprocessing-logging here: %s", err)
 
 
-def printed_lines(log: Path | None, lines: int) -> list[str]:
+def printed_lines(log: Path | None, lines: int, *, width: int = 300) -> list[str]:
     """The last ``lines`` lines a bot wrote to stdout/stderr (escaped already by its log),
-    without the arena's own notes."""
+    without the arena's own notes; a line longer than ``width`` is cut, saying by how much."""
     if log is None or not log.exists():
         return []
     own = [line for line in log.read_text(encoding="utf-8", errors="replace").splitlines()
-           if not line.startswith("--- arena: ")]
-    return own[-lines:]
+           if not line.startswith(NOTE)]
+    return [line if len(line) <= width else f"{line[:width]} ... ({len(line) - width} more "
+            "characters)" for line in own[-lines:]]
+
+
+def dropped_bytes(log: Path | None) -> int:
+    """Bytes of a bot's output its log dropped past the caps (its notes say how many)."""
+    if log is None or not log.exists():
+        return 0
+    found = re.findall(rf"^{re.escape(NOTE)}(\d+) more bytes of output dropped",
+                       log.read_text(encoding="utf-8", errors="replace"), re.M)
+    return sum(map(int, found))
 
 
 def log_path(log_dir: Path | None, bot_name: str) -> Path | None:
@@ -87,8 +100,10 @@ class BotLog:
     held back until its end arrives (or the log closes).
 
     The cap counts the bytes written to the file (escapes included); output beyond it is
-    dropped, with one note saying how many of the bot's bytes were. The latest escaped bytes
-    are also kept in memory (:attr:`tail`) to explain failures.
+    dropped, with one note saying how many of the bot's bytes were, followed by the last
+    :data:`LAST` bytes of it (from a line's start): what a bot printed last is what its author
+    looks for. The latest escaped bytes are also kept in memory (:attr:`tail`) to explain
+    failures.
     """
 
     def __init__(self, path: Path | None, *, header: str = "", cap: int = PROCESS_CAP) -> None:
@@ -97,6 +112,8 @@ class BotLog:
         self.tail = bytearray()
         #: Bytes of the bot's output not written for lack of room.
         self.dropped = 0
+        #: The end of the output past the cap (escaped), written when the log closes.
+        self._last = bytearray()
         self._fd: int | None = None
         self._room = 0
         self._at_line_start = True
@@ -122,7 +139,7 @@ class BotLog:
         if self._fd is not None:
             start = "" if self._at_line_start else "\n"
             with contextlib.suppress(OSError):
-                os.write(self._fd, f"{start}--- arena: {safe_text(text)}\n".encode())
+                os.write(self._fd, f"{start}{NOTE}{safe_text(text)}\n".encode())
             self._at_line_start = True
 
     def write(self, data: bytes) -> None:
@@ -142,6 +159,7 @@ class BotLog:
             return
         if self._room <= 0:
             self.dropped += len(text.encode("utf-8", "surrogateescape"))
+            self._keep_last(text)
             return
         shown = escape_decoded(text, multiline=True).encode()
         if len(shown) > self._room:
@@ -154,6 +172,7 @@ class BotLog:
                 else:
                     hi = mid - 1
             self.dropped += len(text[lo:].encode("utf-8", "surrogateescape"))
+            self._keep_last(text[lo:])
             text = text[:lo]
             shown = escape_decoded(text, multiline=True).encode()
             full = True  # no later output after a gap, even if a few bytes would fit
@@ -167,13 +186,29 @@ class BotLog:
             self._at_line_start = shown.endswith(b"\n")
         self._room = 0 if full else self._room - len(shown)
 
+    def _keep_last(self, text: str) -> None:
+        self._last += escape_decoded(text[-LAST:], multiline=True).encode()
+        if len(self._last) > 2 * LAST:
+            del self._last[:-LAST]
+
     def close(self) -> None:
         """Write what is left (an unfinished character shows as ``\\xNN``) and close the
-        file, noting how much output was dropped."""
+        file, noting how much output was dropped and ending with the last of it."""
         self._add(self._decoder.decode(b"", final=True))
         if self._fd is not None:
             if self.dropped:
-                self.note(f"{self.dropped} more bytes of output dropped (log cap)")
+                last = bytes(self._last[-LAST:])
+                if len(self._last) > LAST and b"\n" in last:
+                    last = last[last.index(b"\n") + 1:]  # from a line's start
+                while last and 0x80 <= last[0] < 0xC0:  # no half character first
+                    last = last[1:]
+                self.note(f"{self.dropped} more bytes of output dropped (log cap: "
+                          f"{PROCESS_CAP >> 20} MiB per process, {FILE_CAP >> 20} MiB per "
+                          f"bot); the last {len(last)} bytes of them follow")
+                with contextlib.suppress(OSError):
+                    os.write(self._fd, last if last.endswith(b"\n") or not last
+                             else last + b"\n")
+                self._at_line_start = True
             os.close(self._fd)
             self._fd = None
 

@@ -22,10 +22,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from arena.game import GameResult
-from arena.pool import BotSpec
+from arena import BotSpec, GameResult
 from engine import new_game, to_record
-from tournaments.games import GameRequest, OnFinished, play_one
+from tournaments.executors.executor import GameRequest, OnFinished, play_one
 
 ROOT = Path(__file__).resolve().parents[1]
 

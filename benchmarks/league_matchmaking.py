@@ -50,7 +50,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from arena.pool import BotSpec  # noqa: E402
+from arena import BotSpec  # noqa: E402
 from benchmarks.league_fields import (  # noqa: E402
     InProcessExecutor,
     InProcessPool,
@@ -60,11 +60,12 @@ from benchmarks.league_fields import (  # noqa: E402
     write_field,
 )
 from tournaments import matchmaking  # noqa: E402
-from tournaments.games import GameOutcome, GameRequest, play_one  # noqa: E402
-from tournaments.league import league_ranking, play_batch  # noqa: E402
-from tournaments.league_store import LeagueConfig, LeagueStore  # noqa: E402
+from tournaments.executors.executor import GameOutcome, GameRequest, play_one  # noqa: E402
+from tournaments.league import play_batch  # noqa: E402
+from tournaments.league_config import LeagueConfig  # noqa: E402
 from tournaments.rating import Ratings, exposed  # noqa: E402
 from tournaments.schedule import ScheduleKind, build_schedule  # noqa: E402
+from tournaments.store.league import LeagueStore  # noqa: E402
 
 METHODS = ("league", "random")
 LEVELS = (0.80, 0.85, 0.90, 0.95, 0.97, 0.98)
@@ -129,7 +130,7 @@ def _random_games(executor: InProcessExecutor, bots: Sequence[BotSpec], seed: in
     played = []
     for game in schedule:
         out: GameOutcome = play_one(executor.pool, bots, GameRequest.of(game), ())
-        played.append((game.seats, out.record["places"][:len(game.seats)]))
+        played.append((game.seats, list(out.record.places[:len(game.seats)])))
     return played
 
 
@@ -137,7 +138,7 @@ def run_one(method: str, seed: int, members: Sequence[Member], games: int, step:
             batch: int, rule: str, new: Member | None = None, before: int = 0
             ) -> tuple[str, int, list[float], float, str]:
     """``(method, seed, curve, seconds, check)`` of one run; ``check`` compares the final
-    order read here with the league's own leaderboard (:func:`league_ranking`). With ``new``:
+    order read here with the league's own leaderboard (:meth:`LeagueStore.ranking`). With ``new``:
     the arrival scenario (a league plays ``before`` games, then ``new`` joins and ``method``
     plays ``games`` more)."""
     start = time.perf_counter()
@@ -154,15 +155,15 @@ def run_one(method: str, seed: int, members: Sequence[Member], games: int, step:
             store = LeagueStore.create(Path(tmp) / "league", LeagueConfig((4,), seed))
             try:
                 for spec in bots[:len(members)]:
-                    store.add_entry(spec.name, spec.path.read_bytes(), spec.name)
+                    store.entries.add(spec.name, spec.path.read_bytes(), spec.name)
                 _league(store, executor, before if new is not None else games, batch)
                 if new is not None:
                     spec = bots[-1]
-                    store.add_entry(spec.name, spec.path.read_bytes(), spec.name)
+                    store.entries.add(spec.name, spec.path.read_bytes(), spec.name)
                     if method == "league":
                         _league(store, executor, before + games, batch)
                 played = [(g.seats, g.places[:len(g.seats)]) for g in store.games()]
-                theirs = [row.name for row in league_ranking(store).bots] \
+                theirs = [row.name for row in store.ranking().bots] \
                     if method == "league" else []
             finally:
                 store.close()
@@ -369,7 +370,7 @@ def main() -> None:
         for f in futures:
             method, seed, ys, secs, check = f.result()
             runs[method][seed] = ys
-            note = f", final order vs league_ranking(): {check}" if check else ""
+            note = f", final order vs the league's ranking(): {check}" if check else ""
             print(f"  {method:<6} seed {seed}: {secs:5.1f} s, final {ys[-1]:.1%}{note}")
     print(f"{len(seeds)} seeds ({seeds[0]}..{seeds[-1]}), {time.perf_counter() - start:.0f} s")
     report(args, members, seeds, runs)

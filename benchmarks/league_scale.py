@@ -25,10 +25,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.serve.server import rss_mib, tree  # noqa: E402
-from tournaments.league import league_ranking  # noqa: E402
-from tournaments.league_store import LeagueStore  # noqa: E402
 from tournaments.matchmaking import Candidate, choose_tables  # noqa: E402
 from tournaments.rating import Ratings  # noqa: E402
+from tournaments.store.league import LeagueStore  # noqa: E402
 
 ARENA = [sys.executable, "-c", "from cli.main import main; main()"]
 KINDS = ("random", "greedy", "heuristic")
@@ -101,7 +100,7 @@ def main() -> None:
     rows.append(("memory (max RSS, the run's own process)", f"{main_rss:.0f} MiB"))
     with LeagueStore.open(lg) as store:
         games = store.games()
-        entries = store.entries()
+        entries = store.entries.all()
         start = time.perf_counter()
         ratings = Ratings(len(entries))
         for g in games:
@@ -115,7 +114,7 @@ def main() -> None:
             tables = choose_tables(cands, 4, len(cands) // 4, random.Random(k))
             times.append((time.perf_counter() - start) / (4 * len(tables)))
         start = time.perf_counter()
-        league_ranking(store)
+        store.ranking()
         ranking_s = time.perf_counter() - start
     rows.append(("rating (TrueSkill) per game", f"{rate * 1000:.2f} ms"))
     rows.append((f"matchmaking per game (a round of {len(cands) // 4} tables, median of 5)",

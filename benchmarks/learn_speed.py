@@ -4,12 +4,11 @@
 
 On one core (the process is pinned to the first core it may use), for each player count and
 repeat, interleaved A B C A B C...: (A) the engine's picks per second, measured as
-``arena.bench.api_games_per_s`` measures it (every seat's observation and legal picks, a random
-legal pick each, ``apply``); (B) ``learn.parallel_env``'s agent-steps per second with a random
-legal action per agent drawn from its mask; (C) the same for ``SushiGoVectorEnv`` (64 games,
-random legal actions drawn for every row at once). Every game is played to its end; medians of
-the repeats are reported, with B/A and C/A.
-"""
+``arena.tools.bench.api_games_per_s`` measures it (every seat's observation and legal picks, a
+random legal pick each, ``apply``); (B) ``learn.parallel_env``'s agent-steps per second with a
+random legal action per agent drawn from its mask; (C) the same for ``SushiGoVectorEnv`` (64
+games, random legal actions drawn for every row at once). Every game is played to its end;
+medians of the repeats are reported, with B/A and C/A."""
 
 from __future__ import annotations
 
@@ -31,7 +30,7 @@ if str(ROOT) not in sys.path:
 import numpy as np  # noqa: E402
 
 import learn  # noqa: E402
-from arena.bench import api_games_per_s  # noqa: E402
+from arena import api_games_per_s  # noqa: E402
 from engine import Rules  # noqa: E402
 from learn.vector_env import SushiGoVectorEnv  # noqa: E402
 

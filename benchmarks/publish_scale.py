@@ -23,11 +23,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from engine import new_game, to_record
+from engine import GameRecord, new_game, to_record
 from publish import DEFAULT_REPLAYS, write_site
-from tournaments.games import GameOutcome
-from tournaments.league import league_ranking, league_seed
-from tournaments.league_store import LeagueConfig, LeagueStore, PlannedGame
+from tournaments.executors.executor import GameOutcome
+from tournaments.league import league_seed
+from tournaments.league_config import LeagueConfig
+from tournaments.store.league import LeagueStore, PlannedGame
 
 BOT = Path(__file__).resolve().parents[1] / "bots" / "random.py"
 
@@ -56,15 +57,15 @@ def build_league(directory: Path, *, entries: int, games: int, players: int = 4,
         versions = entries // 10
         names = [f"bot{i:04d}" for i in range(entries - versions)]
         for name in names:
-            store.add_entry(name, source, author=None)
+            store.entries.add(name, source, author=None)
         for name in names[:versions]:                       # a second version of some
-            store.add_entry(name, source + b"# v2\n", author=None)
+            store.entries.add(name, source + b"# v2\n", author=None)
         for name in names[versions:versions + entries // 50]:
-            store.retire(name)
-        every = store.entries()
+            store.entries.retire(name)
+        every = store.entries.all()
         labels = [e.label for e in every]
         faulty = {e.id for e in every[::97]}
-        batch = store.start_batch(games, None)
+        batch = store.batches.start(games, None)
         index = deal = 0
         while index < games:
             table = rng.sample(range(len(every)), players)
@@ -76,14 +77,14 @@ def build_league(directory: Path, *, entries: int, games: int, players: int = 4,
                 planned.append(PlannedGame(index, batch.id, deal, deal, seats,
                                            league_seed(seed, deal)))
                 index += 1
-            store.plan(planned)
+            store.batches.plan(planned)
             for game in planned:
                 record = play([labels[b] for b in game.seats], game.seed,
                               {s for s, b in enumerate(game.seats) if b in faulty})
-                store.add(game, GameOutcome(game.index, record, 0.01,
+                store.add(game, GameOutcome(game.index, GameRecord.from_json(record), 0.01,
                                             (0.0,) * len(game.seats), ()))
             deal += 1
-        store.finish_batch(batch, "done")
+        store.batches.finish(batch, "done")
 
 
 def measure(site: Path) -> dict[str, Any]:
@@ -111,7 +112,7 @@ def main() -> None:
         built = time.perf_counter() - start
         with LeagueStore.open(league) as store:
             start = time.perf_counter()
-            league_ranking(store, history=True)
+            store.ranking(history=True)
             ranked = time.perf_counter() - start
         start = time.perf_counter()
         done = write_site(league, site, replays=args.replays)
@@ -127,7 +128,7 @@ def main() -> None:
     print(f"league: {result['entries']} entries, {result['games']} games "
           f"({result['players']}-player tables), built in {result['build_seconds']} s; "
           f"database {result['db_bytes'] / 1e6:.1f} MB")
-    print(f"league_ranking (with history): {result['ranking_seconds']} s")
+    print(f"LeagueStore.ranking (with history): {result['ranking_seconds']} s")
     print(f"write_site: {result['publish_seconds']} s (ranking included), {result['files']} "
           f"files, {result['bytes'] / 1e6:.1f} MB, {result['replays']} replay pages")
     for item in result["largest"]:

@@ -16,10 +16,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from arena.pool import ArenaOptions, BotSpec, resolve_bots
-from tournaments.games import Executor, GameRequest
-from tournaments.ray_executor import RayExecutor
-from tournaments.runner import LocalExecutor
+from arena import ArenaOptions, BotSpec, resolve_bots
+from tournaments.executors.executor import Executor, GameRequest
+from tournaments.executors.local import LocalExecutor
+from tournaments.executors.ray import RayExecutor
 from tournaments.schedule import build_schedule
 
 TRIVIAL_BOT = "def pick(obs):\n    return obs.hand[0]\n"

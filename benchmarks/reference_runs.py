@@ -44,7 +44,8 @@ TABLES = [(2, ()), (3, ()), (4, ()), (5, ()), (2, ("two-player-dummy",)),
           (4, ("soy-sauce",)), (5, ("pass-both-ways", "soy-sauce"))]
 #: Sandboxed tournaments: (name, arguments after ``arena tournament``).
 TOURNAMENTS = [
-    ("builtin", ["--seed", "7", "--records", "--cycles", "1"]),
+    ("builtin", ["random", "greedy", "heuristic", "mcts", "--seed", "7", "--records",
+                 "--cycles", "1"]),
     ("dummy", ["random", "greedy", "--players", "2", "--variant", "two-player-dummy",
                "--seed", "3", "--cycles", "3", "--records"]),
     ("variants", ["random", "greedy", "heuristic", "--players", "3", "--variant",
@@ -84,6 +85,7 @@ def pick_hashes(games: int, mcts_games: int) -> dict[str, Any]:
     import bots
 
     paths = {Path(p).name.removesuffix(".py"): Path(p) for p in bots.builtin_bots()}
+    paths = {name: paths[name] for name in ("random", "greedy", "heuristic", "mcts")}
     hashes = {name: hashlib.sha256() for name in paths}
     counts = dict.fromkeys(paths, 0)
     played = 0
@@ -91,7 +93,8 @@ def pick_hashes(games: int, mcts_games: int) -> dict[str, Any]:
         for name in sorted(paths):
             deals = mcts_games if name == "mcts" else games
             for deal in range(deals):
-                seed = hash((players, variant, deal)) & 0xFFFFFFFF
+                key = f"{players}:{','.join(variant)}:{deal}".encode()
+                seed = int.from_bytes(hashlib.sha256(key).digest()[:4], "big")
                 others = ["random", "greedy", "heuristic"]
                 lineup = [name] + [others[(deal + i) % 3] for i in range(players - 1)]
                 modules = [_load(paths[n], i) for i, n in enumerate(lineup)]
@@ -163,7 +166,7 @@ def compare(old: Path, new: Path) -> int:
                                             "tournament.db", "tournament.db-wal",
                                             "tournament.db-shm", "league.db", "league.db-wal",
                                             "league.db-shm", "ranking.md", "ranking.csv",
-                                            "logs"))
+                                            "logs", "arena.log"))
     # Sites from the same data: NEW's publish on OLD's databases against OLD's sites.
     scratch = new / "republished"
     shutil.rmtree(scratch, ignore_errors=True)
@@ -187,12 +190,17 @@ def main() -> None:
     made.add_argument("out", type=Path)
     made.add_argument("--games", type=int, default=120, help="games per bot and table")
     made.add_argument("--mcts-games", type=int, default=4)
+    picks = sub.add_parser("picks", help="print only the pick hashes")
+    picks.add_argument("--games", type=int, default=120)
+    picks.add_argument("--mcts-games", type=int, default=4)
     compared = sub.add_parser("compare", help="diff two reference folders")
     compared.add_argument("old", type=Path)
     compared.add_argument("new", type=Path)
     args = parser.parse_args()
     if args.command == "make":
         make(args.out, games=args.games, mcts_games=args.mcts_games)
+    elif args.command == "picks":
+        print(json.dumps(pick_hashes(args.games, args.mcts_games), indent=1))
     else:
         raise SystemExit(compare(args.old, args.new))
 

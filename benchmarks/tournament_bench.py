@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from engine import new_game
-from tournaments.games import GameOutcome, GameRequest
+from tournaments.executors.executor import GameOutcome, GameRequest
+from tournaments.executors.local import LocalExecutor
 from tournaments.ranking import build_ranking
 from tournaments.rating import Ratings
-from tournaments.runner import LocalExecutor
 from tournaments.settings import RunSettings
-from tournaments.store import Store
+from tournaments.store.tournament import TournamentStore
 
 TRIVIAL_BOT = ('"""Benchmark bot: keeps its first card."""\n\n\n'
                "def pick(obs):\n    return obs.hand[0]\n")
@@ -49,8 +49,7 @@ def engine_games_per_s(games: int) -> float:
 def pool_games_per_s(bot_dir: Path, games: int, *, sandbox: str) -> float:
     """The arena alone: one in-process BotPool playing the same kind of games, nothing stored
     (separates the arena's sandbox and IPC cost from the tournament's workers and storage)."""
-    from arena.pool import ArenaOptions, BotPool, resolve_bots
-    from arena.sandbox import SandboxMode
+    from arena import ArenaOptions, BotPool, SandboxMode, resolve_bots
 
     specs = resolve_bots([str(bot_dir)])
     with BotPool(ArenaOptions(move_time=1.0, sandbox=SandboxMode(sandbox))) as pool:
@@ -64,15 +63,14 @@ def pool_games_per_s(bot_dir: Path, games: int, *, sandbox: str) -> float:
 def tournament_run(bot_dir: Path, out: Path, *, cycles: int, workers: int,
                    sandbox: str) -> dict[str, Any]:
     """One tournament through the real pool; games/s over the whole run and in steady state."""
-    from arena.pool import resolve_bots
-    from arena.sandbox import SandboxMode
+    from arena import SandboxMode, resolve_bots
 
     settings = RunSettings.create(resolve_bots([str(bot_dir)]), players=(4,), cycles=cycles,
                                   seed=1, sandbox=SandboxMode(sandbox))
     config = settings.config()
     schedule = config.build()
     stamps: list[float] = []
-    with Store.open(out, config) as store:
+    with TournamentStore.open(out, config) as store:
         def finished(outcome: GameOutcome) -> None:
             store.add(schedule[outcome.index], outcome)
             stamps.append(time.perf_counter())

@@ -38,6 +38,24 @@ import random
 import time
 
 from engine import determinize
+from engine.fast import (  # card numbers: the fast game's (the order of engine.Card)
+    CHOPSTICKS,
+    DUMPLING,
+    EGG,
+    INDEX,
+    MAKI1,
+    MAKI2,
+    MAKI3,
+    NAMES,
+    NIGIRI_VALUE,
+    PUDDING,
+    SALMON,
+    SASHIMI,
+    SOY,
+    SQUID,
+    TEMPURA,
+    WASABI,
+)
 from engine.scoring import score_puddings
 from engine.strategy import View
 
@@ -69,13 +87,6 @@ PAIR_CANDIDATES = 4
 #: Raise search errors instead of falling back to a plain pick (tests set this).
 STRICT = False
 
-# Card numbers, as in engine.fast (the order of engine.Card).
-NAMES = ("tempura", "sashimi", "dumpling", "maki1", "maki2", "maki3", "salmon_nigiri",
-         "squid_nigiri", "egg_nigiri", "pudding", "wasabi", "chopsticks", "soy_sauce")
-INDEX = {name: i for i, name in enumerate(NAMES)}
-(TEMPURA, SASHIMI, DUMPLING, MAKI1, MAKI2, MAKI3, SALMON, SQUID, EGG, PUDDING, WASABI,
- CHOPSTICKS, SOY) = range(13)
-NIGIRI_VALUE = (0, 0, 0, 0, 0, 0, 2, 3, 1, 0, 0, 0, 0)
 DUMPLING_STEP = (1, 2, 3, 4, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 #: Rollout worth of the race cards, flat: the farsighted policy's maki and pudding, and the
 #: points a myopic opponent sees in maki icons.

@@ -8,17 +8,19 @@ from typing import Annotated
 import typer
 from tabulate import tabulate
 
-from arena.bench import (
+from arena import (
     PLAYER_COUNTS,
+    ArenaOptions,
+    SandboxMode,
+    SandboxUnavailable,
     api_games_per_s,
     arena_overhead,
+    check_sandbox,
     fanout_round_trip_us,
     pipe_round_trip_us,
     playout_games_per_s,
 )
-from arena.pool import ArenaOptions, SandboxUnavailable, check_sandbox
-from arena.sandbox import SandboxMode
-from tournaments.fairness import SITUATIONS, core_share
+from tournaments import SITUATIONS, core_share
 
 __all__ = ["bench_command"]
 

@@ -1,73 +1,101 @@
-"""What every ``arena`` command shares: the one-line error exit, the options play, validate and
-tournament have in common, and the one place they are checked.
+"""What every ``arena`` command shares: the one-line error exit, the options play, validate,
+tournament, league and serve have in common, and the values only the command line makes.
 
-Every check here ends in :func:`fail`: one line on stderr, a non-zero exit, never a traceback.
+Checking what a user asked for is the business of :mod:`tournaments` (its requests raise a
+one-line ``RequestError``); a command here parses options, hands them over, and prints. Every
+failure ends in :func:`fail`: one line on stderr, a non-zero exit, never a traceback.
 """
 
 from __future__ import annotations
 
-import os
+import shutil
+import sys
 from collections.abc import Sequence
-from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
+from typer.core import TyperCommand
 
-from arena.pool import ArenaOptions, BotLoadError, BotSpec, resolve_bots
-from arena.sandbox import SandboxMode
-from arena.textsafe import check_name, safe_text
-from engine import Variant, parse_variants
-from tournaments.settings import MIN_MEMORY_MB
+from arena import ArenaOptions, BotLimits, BotSpec, SandboxMode, safe_text
+from engine import Variant
+from tournaments import (
+    MIN_MEMORY_MB,
+    AllowedPackage,
+    RequestError,
+    check_bots,
+    check_options,
+    check_packages,
+)
 
-__all__ = ["ExecutorChoice", "MemoryOption", "MoveTimeOption", "SandboxOption", "VariantOption",
-           "arena_options", "check_executor", "check_names", "cores_here", "fail", "interrupt",
-           "load_bots", "memory_value", "move_time_value", "variants"]
+if TYPE_CHECKING:  # Typer's own copy of click (the types of its commands)
+    from typer._click import Context, HelpFormatter
+
+__all__ = ["Command", "MaxBotFilesOption", "MaxBotMbOption", "MemoryOption", "MoveTimeOption",
+           "PackageOption", "SandboxOption", "VariantOption", "arena_options", "bot_limits",
+           "fail", "interrupt", "load_bots", "packages_value", "program"]
+
+
+class Command(TyperCommand):
+    """Every ``arena`` command: its help names each argument by its metavar alone (Typer adds
+    the argument's type, as in ``BOT <list[str]>``); options show their metavars."""
+
+    def format_options(self, ctx: Context, formatter: HelpFormatter) -> None:
+        arguments, options = [], []
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is None:
+                continue
+            if param.param_type_name == "argument":
+                arguments.append((param.metavar or record[0], record[1]))
+            else:
+                options.append(record)
+        for title, rows in (("Arguments", arguments), ("Options", options)):
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
 
 
 MoveTimeOption = Annotated[float, typer.Option(
     "--move-time", help="Seconds a bot may think per pick.", metavar="SECONDS")]
 SandboxOption = Annotated[SandboxMode, typer.Option(
     help="Bot isolation: auto (bwrap, refuse if unavailable), bwrap, or none (plain "
-    "processes: trusted bots only).")]
+    "processes: trusted bots only).", metavar="|".join(SandboxMode))]
 MemoryOption = Annotated[int, typer.Option(
     help=f"Memory limit of each bot (MiB), {MIN_MEMORY_MB} at least.", metavar="MIB")]
 VariantOption = Annotated[list[str] | None, typer.Option(
     "--variant", help="Rule variant for every game (repeatable): "
     + ", ".join(v.value for v in Variant) + ".", show_default=False, metavar="NAME")]
-
-
-class ExecutorChoice(StrEnum):
-    """Where games are played (``--executor``)."""
-
-    LOCAL = "local"
-    RAY = "ray"
-
-
-def check_executor(executor: ExecutorChoice, address: str | None) -> None:
-    """``--executor`` and ``--address``, checked (Ray installed when asked for)."""
-    from tournaments.ray_executor import RayUnavailable, require_ray
-
-    if address is not None and executor is not ExecutorChoice.RAY:
-        fail("--address needs --executor ray")
-    if executor is ExecutorChoice.RAY:
-        try:
-            require_ray(address)
-        except RayUnavailable as err:
-            fail(safe_text(str(err)))
-
-
-def cores_here() -> int:
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
+PackageOption = Annotated[list[str] | None, typer.Option(
+    "--allow-package", help="An installed package bots may import besides the standard "
+    "library, engine and numpy (repeatable; what it requires comes with it).",
+    show_default=False, metavar="NAME")]
+MaxBotMbOption = Annotated[int | None, typer.Option(
+    "--max-bot-mb", min=1, max=1024, help=f"The largest bot: MiB of all its files together. "
+    f"Default: {BotLimits.max_bytes >> 20}.", show_default=False, metavar="MIB")]
+MaxBotFilesOption = Annotated[int | None, typer.Option(
+    "--max-bot-files", min=1, max=65536, help=f"The most files a bot folder may hold. Default: "
+    f"{BotLimits.max_files}.", show_default=False, metavar="N")]
 
 
 def interrupt(signum: int, frame: object) -> None:
     """A SIGTERM handler: stop like Ctrl-C (games in flight stop, stored games stay)."""
     raise KeyboardInterrupt
+
+
+def program() -> str:
+    """How to run this command line again from here, for hints: ``arena`` when that is on the
+    PATH (or when not run as the console script), else the script's path (``.venv/bin/arena``
+    from a checkout whose environment is not activated)."""
+    script = Path(sys.argv[0])
+    found = shutil.which("arena")
+    if script.name != "arena" or (found is not None
+                                  and Path(found).resolve() == script.resolve()):
+        return "arena"
+    try:
+        return str(script.resolve().relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError):
+        return str(script)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -76,51 +104,41 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
-def check_names(specs: Sequence[BotSpec]) -> None:
-    """Exit with a one-line error when a bot's name (its file's stem) is not plain visible
-    text (see :func:`arena.textsafe.check_name`)."""
-    for spec in specs:
-        reason = check_name(spec.name)
-        if reason is not None:
-            fail(f"cannot use the bot file {safe_text(str(spec.path))}: {reason}; "
-                 "rename the file")
-
-
-def load_bots(args: Sequence[str]) -> list[BotSpec]:
-    """The bots named on the command line (files, folders, built-in names; none: the built-in
-    bots), each with a usable name."""
+def load_bots(args: Sequence[str], limits: BotLimits | None = None) -> list[BotSpec]:
+    """The bots named on the command line (:func:`tournaments.check_bots`), or exit with its
+    one-line error."""
     try:
-        specs = resolve_bots(args)
-    except (BotLoadError, OSError) as err:
+        return check_bots(args, limits or BotLimits())
+    except RequestError as err:
         fail(safe_text(str(err)))
-    check_names(specs)
-    return specs
-
-
-def variants(names: Sequence[str] | None) -> tuple[Variant, ...]:
-    """The ``--variant`` values, checked (the same message in every command)."""
-    try:
-        return parse_variants(names or [])
-    except ValueError as err:
-        fail(f"--variant: {safe_text(str(err))}")
 
 
 def arena_options(*, move_time: float, sandbox: SandboxMode, memory_mb: int,
-                  log_dir: Path | None = None) -> ArenaOptions:
-    """The arena's options from the shared options, each checked."""
-    return ArenaOptions(move_time=move_time_value(move_time), sandbox=sandbox,
-                        memory_mb=memory_value(memory_mb), log_dir=log_dir)
+                  log_dir: Path | None = None, packages: Sequence[str] | None = None
+                  ) -> ArenaOptions:
+    """The arena's options from the shared options (:func:`tournaments.check_options`), or
+    exit with its one-line error."""
+    try:
+        return check_options(move_time=move_time, sandbox=sandbox, memory_mb=memory_mb,
+                             log_dir=log_dir, packages=packages or ())
+    except RequestError as err:
+        fail(safe_text(str(err)))
 
 
-def move_time_value(move_time: float) -> float:
-    """``--move-time``, checked."""
-    if not move_time > 0:
-        fail(f"--move-time must be positive, not {move_time:g}")
-    return move_time
+def packages_value(names: Sequence[str] | None
+                   ) -> tuple[tuple[str, ...], tuple[AllowedPackage, ...]]:
+    """``--allow-package``, checked (:func:`tournaments.check_packages`): the names
+    (normalised) and what bots may then import, as installed here."""
+    try:
+        return check_packages(names or [])
+    except RequestError as err:
+        fail(safe_text(str(err)))
 
 
-def memory_value(memory_mb: int) -> int:
-    """``--memory-mb``, checked."""
-    if memory_mb < MIN_MEMORY_MB:
-        fail(f"--memory-mb must be at least {MIN_MEMORY_MB}, not {memory_mb}")
-    return memory_mb
+def bot_limits(max_mb: int | None, max_files: int | None,
+               base: BotLimits | None = None) -> BotLimits:
+    """``--max-bot-mb`` and ``--max-bot-files``; those not given from ``base`` (default: the
+    arena's defaults)."""
+    base = base or BotLimits()
+    return BotLimits(base.max_bytes if max_mb is None else max_mb << 20,
+                     base.max_files if max_files is None else max_files)

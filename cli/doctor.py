@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from arena.doctor import report
+from arena import doctor_report as report
 
 __all__ = ["doctor_command"]
 

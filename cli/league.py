@@ -10,39 +10,41 @@ from typing import Annotated
 
 import typer
 
-from arena.logs import setup_logging
-from arena.pool import ArenaOptions, SandboxUnavailable, check_sandbox, tournament_secret
-from arena.sandbox import SandboxMode
-from arena.textsafe import check_name, safe_text
+from arena import SandboxMode, safe_text, setup_logging, usable_cores
 from cli.common import (
+    Command,
+    MaxBotFilesOption,
+    MaxBotMbOption,
     MemoryOption,
     MoveTimeOption,
+    PackageOption,
     SandboxOption,
     VariantOption,
-    cores_here,
+    bot_limits,
     fail,
     interrupt,
-    load_bots,
-    memory_value,
-    move_time_value,
-    variants,
+    packages_value,
 )
-from engine import Variant
-from tournaments.games import RunError
-from tournaments.league import (
+from tournaments import (
     DEFAULT_CONFIDENCE,
+    DEFAULT_PLAYERS,
+    LOG_NAME,
     LeagueError,
-    add_files,
-    league_ranking,
+    LeagueStore,
+    LocalExecutor,
+    RequestError,
+    RunError,
+    StoreError,
+    add_to_league,
+    check_memory,
+    check_runnable,
+    make_progress,
+    new_league,
+    packages_text,
     play_batch,
+    ranking_table,
+    write_rankings,
 )
-from tournaments.league_store import LeagueConfig, LeagueStore
-from tournaments.progress import make_progress
-from tournaments.report import ranking_table, write_rankings
-from tournaments.runner import LocalExecutor
-from tournaments.settings import DEFAULT_PLAYERS, random_seed
-from tournaments.store import StoreError
-from tournaments.tournament import LOG_NAME
 
 __all__ = ["league_app"]
 
@@ -61,7 +63,7 @@ def _open(directory: Path, *, write: bool = True) -> LeagueStore:
         fail(safe_text(str(err)))
 
 
-@league_app.command("new")
+@league_app.command("new", cls=Command)
 def new_command(
     directory: DirArgument,
     players: Annotated[list[int] | None, typer.Option(
@@ -73,67 +75,47 @@ def new_command(
         show_default=False, metavar="N")] = None,
     move_time: MoveTimeOption = 1.0,
     variant: VariantOption = None,
+    allow_package: PackageOption = None,
+    max_bot_mb: MaxBotMbOption = None,
+    max_bot_files: MaxBotFilesOption = None,
 ) -> None:
     """Create an empty league in DIR (a new or empty folder)."""
-    chosen = variants(variant)
-    dummy = Variant.TWO_PLAYER_DUMMY in chosen
-    sizes = tuple(sorted(set(players or [2 if dummy else DEFAULT_PLAYERS])))
-    for n in sizes:
-        if not 2 <= n <= 5:
-            fail(f"--players must be between 2 and 5, not {n}")
-    if dummy and sizes != (2,):
-        fail("--variant two-player-dummy needs --players 2")
-    config = LeagueConfig(players=sizes, seed=random_seed() if seed is None else seed,
-                          variant=chosen, move_time=move_time_value(move_time))
     try:
-        LeagueStore.create(directory, config).close()
-    except (StoreError, OSError, sqlite3.Error) as err:
+        config, allowed = new_league(
+            directory, players=tuple(players or ()), seed=seed, move_time=move_time,
+            variant=tuple(variant or ()), packages=tuple(allow_package or ()),
+            bot_limits=bot_limits(max_bot_mb, max_bot_files))
+    except (RequestError, StoreError, OSError, sqlite3.Error) as err:
         fail(safe_text(str(err)))
+    sizes = config.players
     shown = safe_text(str(directory))
+    limits = config.bot_limits
     typer.echo(f"league: {shown} ({'/'.join(map(str, sizes))}-player tables, seed "
                f"{config.seed}" + (f", variants {', '.join(config.variant_names)}"
-                                   if chosen else "") + ")")
+                                   if config.variant else "") + ")")
+    typer.echo(f"bots: at most {limits.max_bytes / (1 << 20):g} MiB and {limits.max_files} "
+               f"files each; they may import {packages_text(allowed)}")
     typer.echo(f"next: arena league add {shown} BOT...   then: arena league run {shown} "
                "--games N")
 
 
-def _check_source(path: Path) -> None:
-    """Refuse a file that is not UTF-8 Python text (it could never load)."""
-    try:
-        text = path.read_bytes().decode("utf-8")
-        compile(text, str(path), "exec", dont_inherit=True)
-    except UnicodeDecodeError:
-        fail(f"{safe_text(str(path))} is not UTF-8 text")
-    except SyntaxError as err:
-        fail(f"{safe_text(str(path))} is not valid Python (line {err.lineno}: "
-             f"{safe_text(str(err.msg))})")
-    except (OSError, ValueError) as err:
-        fail(f"cannot read {safe_text(str(path))}: {safe_text(str(err))}")
-
-
-@league_app.command("add")
+@league_app.command("add", cls=Command)
 def add_command(
     directory: DirArgument,
     bots: Annotated[list[str], typer.Argument(
-        help="Bot files, folders of bot files, or built-in bot names.", metavar="BOT...")],
+        help="Bot files, bot folders (holding bot.py) or their .zip/.tar.gz archives, "
+        "directories of those, or built-in bot names.", metavar="BOT")],
     author: Annotated[str | None, typer.Option(
         help="The entries' author: two entries of one author never sit at the same table.",
         show_default=False, metavar="NAME")] = None,
 ) -> None:
-    """Enter bots (the league keeps its own copy of each file). A file under a name already in
-    the league, with other content, is a new version: the old one leaves the leaderboard."""
-    if author is not None:
-        reason = check_name(author)
-        if reason is not None:
-            fail(f"--author: {reason}")
-    specs = load_bots(bots)
-    for spec in specs:
-        _check_source(spec.path)
-    with _open(directory) as store:
-        try:
-            added = add_files(store, specs, author)
-        except (LeagueError, OSError, sqlite3.Error) as err:
-            fail(safe_text(str(err)))
+    """Enter bots (the league keeps its own copy of each). A bot under a name already in the
+    league, with other files, is a new version: the old one leaves the leaderboard. Every bot
+    is checked first: if one cannot be used, none is entered."""
+    try:
+        added = add_to_league(directory, bots, author=author)
+    except (RequestError, StoreError, OSError, sqlite3.Error) as err:
+        fail(safe_text(str(err)))
     for entry, what in added:
         name = safe_text(entry.name)
         by = f" by {safe_text(entry.author)}" if entry.author else ""
@@ -141,12 +123,12 @@ def add_command(
             "new": f"added {name}{by}",
             "version": f"{name}: version {entry.version}{by} (version {entry.version - 1} "
                        "leaves the leaderboard; its games stay)",
-            "unchanged": f"{name}: unchanged (this file is entered already)",
+            "unchanged": f"{name}: unchanged (this bot is entered already)",
             "back": f"{name}: back on the leaderboard (version {entry.version})",
         }[what])
 
 
-@league_app.command("retire")
+@league_app.command("retire", cls=Command)
 def retire_command(
     directory: DirArgument,
     name: Annotated[str, typer.Argument(help="The bot to take off the leaderboard.",
@@ -155,9 +137,9 @@ def retire_command(
     """Take a bot off the leaderboard (its games stay in the history)."""
     with _open(directory) as store:
         try:
-            entry = store.retire(name)
+            entry = store.entries.retire(name)
         except KeyError:
-            names = sorted({e.name for e in store.entries()})
+            names = sorted({e.name for e in store.entries.all()})
             fail(f"no bot called {safe_text(name)} in this league (bots: "
                  f"{safe_text(', '.join(names)) or 'none'})")
         except ValueError as err:
@@ -166,7 +148,7 @@ def retire_command(
                "arena league add it again to bring it back")
 
 
-@league_app.command("run")
+@league_app.command("run", cls=Command)
 def run_command(
     directory: DirArgument,
     games: Annotated[int, typer.Option(
@@ -199,19 +181,23 @@ def run_command(
     wanted = (confidence or DEFAULT_CONFIDENCE) if until_confident else None
     store = _open(directory)
     config = store.config()
-    options = ArenaOptions(move_time=config.move_time, sandbox=sandbox,
-                           memory_mb=memory_value(memory_mb), log_dir=directory / "logs",
-                           secret=tournament_secret(config.seed))
     try:
-        check_sandbox(options)
-    except SandboxUnavailable as err:
+        options = config.arena_options(sandbox=sandbox, memory_mb=check_memory(memory_mb),
+                                       log_dir=directory / "logs")
+        check_runnable(options)
+    except RequestError as err:
         store.close()
-        fail(f"{safe_text(str(err))} (use --sandbox none to run bots unsandboxed)")
-    workers = workers or cores_here()
-    executor = LocalExecutor(options, workers, min(cores or cores_here(), cores_here()),
+        fail(safe_text(str(err)))
+    try:
+        store.set_packages(packages_value(config.packages)[1])
+    except typer.Exit:
+        store.close()
+        raise
+    here = usable_cores()
+    executor = LocalExecutor(options, workers or here, min(cores or here, here),
                              directory / LOG_NAME)
     setup_logging(directory / LOG_NAME, verbose)
-    pending = store.open_batch()
+    pending = store.batches.unfinished()
     if pending is not None:
         typer.echo(f"finishing batch {pending.id}, which an earlier run started "
                    f"({pending.games} games); --games {games} is not used: run again for "
@@ -222,13 +208,14 @@ def run_command(
     try:
         report = play_batch(store, executor, games=games, confidence=wanted,
                             progress=make_progress(quiet=quiet))
-        used = store.batch_confidence(report.batch)
-        ranking = league_ranking(store)
+        used = store.batches.confidence(report.batch)
+        ranking = store.ranking()
         write_rankings(directory, ranking)
     except LeagueError as err:
         fail(safe_text(str(err)))
     except RunError as err:
-        fail(f"{safe_text(str(err))} (games finished so far are stored in {shown})", 1)
+        fail(f"{safe_text(str(err))} (games finished so far are stored in {shown}: "
+             f"arena league run {shown} finishes the batch)", 1)
     except (StoreError, sqlite3.Error, OSError) as err:
         fail(safe_text(f"cannot play the league in {directory}: {err}"), 1)
     except KeyboardInterrupt:

@@ -8,6 +8,7 @@ import typer
 
 from cli import (
     bench,
+    compare,
     doctor,
     league,
     newbot,
@@ -15,9 +16,11 @@ from cli import (
     publish,
     rank,
     serve,
+    submit,
     tournament,
     validate,
 )
+from cli.common import Command
 
 __all__ = ["app", "main"]
 
@@ -27,20 +30,22 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
-    # Plain help and errors: no boxes, no <list[str]>-style placeholders; one error style.
+    # Plain help and errors: no boxes, one error style (cli.common.Command: no type
+    # placeholders such as <list[str]> either).
     rich_markup_mode=None,
 )
-app.command("bench")(bench.bench_command)
-app.command("doctor")(doctor.doctor_command)
-app.command("play")(play.play_command)
-app.command("validate")(validate.validate_command)
-app.command("new-bot")(newbot.new_bot_command)
-app.command("tournament")(tournament.tournament_command)
-app.command("rank")(rank.rank_command)
-app.command("publish")(publish.publish_command)
+app.command("bench", cls=Command)(bench.bench_command)
+app.command("doctor", cls=Command)(doctor.doctor_command)
+app.command("play", cls=Command)(play.play_command)
+app.command("validate", cls=Command)(validate.validate_command)
+app.command("new-bot", cls=Command)(newbot.new_bot_command)
+app.command("tournament", cls=Command)(tournament.tournament_command)
+app.command("compare", cls=Command)(compare.compare_command)
+app.command("rank", cls=Command)(rank.rank_command)
+app.command("publish", cls=Command)(publish.publish_command)
 app.add_typer(league.league_app)
-app.command("serve")(serve.serve_command)
-app.command("submit")(serve.submit_command)
+app.command("serve", cls=Command)(serve.serve_command)
+app.command("submit", cls=Command)(submit.submit_command)
 
 
 def _version(value: bool) -> None:

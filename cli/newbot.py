@@ -1,4 +1,6 @@
-"""``arena new-bot NAME``: write a commented starting bot file that already plays legally."""
+"""``arena new-bot NAME``: write a commented starting bot that already plays legally: a file
+``NAME.py``, or with ``--folder`` a folder ``NAME/`` holding ``bot.py`` and the data file it
+reads (``weights.json``)."""
 
 from __future__ import annotations
 
@@ -9,14 +11,18 @@ from typing import Annotated
 
 import typer
 
-__all__ = ["TEMPLATE", "bot_path", "new_bot_command", "write_bot"]
+from cli.common import program
+
+__all__ = ["FOLDER_TEMPLATE", "TEMPLATE", "WEIGHTS", "bot_path", "new_bot_command", "write_bot",
+           "write_folder_bot"]
 
 TEMPLATE = '''\
 """{name}: a Sushi Go! bot.
 
 Describe your strategy here. This file is the whole bot: the arena loads it in a sandbox, calls
 new_game(obs) once per game, pick(obs) for every card, and end_game(result) after the game.
-Only the standard library and the `engine` package can be imported. See docs/bots.md.
+The standard library, the `engine` package and numpy can be imported (an organiser may allow
+more). See docs/bots.md.
 
 Try it:
     arena validate {file}                 # explains every problem it finds
@@ -85,9 +91,66 @@ def pick(obs):
 
 
 def end_game(result):
-    """Optional: called after the last pick with a dict: seat, seed, players, scores, places,
-    puddings (each per seat)."""
+    """Optional: called after the last pick with a dict: seat (yours), and per seat players,
+    scores, places (1 = best) and puddings."""
 '''
+
+
+FOLDER_TEMPLATE = '''\
+"""{name}: a Sushi Go! bot kept as a folder.
+
+This folder is the whole bot: bot.py (this file) and the data files it reads, here
+weights.json. The arena copies the folder into its sandbox (read-only) and runs bot.py: it calls
+new_game(obs) once per game, pick(obs) for every card, and end_game(result) after the game.
+Read your files through Path(__file__).parent, never the current folder. The standard library,
+`engine` and numpy can be imported. A bot folder holds at most 16 MiB and 256 files by default.
+See docs/bots.md.
+
+Try it:
+    arena validate {folder}                 # explains every problem it finds
+    arena play {folder} random greedy       # one game, shown turn by turn
+    arena tournament {folder} random greedy heuristic mcts   # against the built-in bots
+To send it to a server: arena submit URL {folder} --token TOKEN (the folder is packed for you),
+or pack it yourself: tar czf {name}.tar.gz {name}
+"""
+
+import json
+import random  # seeded by the arena before every game: draw from it to stay reproducible
+from pathlib import Path
+
+HERE = Path(__file__).parent  # this folder, wherever the arena put it
+# Read once, when the bot loads, not in every pick (a pick has a time limit).
+WEIGHTS = json.loads((HERE / "weights.json").read_text(encoding="utf-8"))
+VALUES = WEIGHTS["values"]          # card name -> how much this bot likes it
+LATE = WEIGHTS["late_values"]       # ... in the last picks of a round (sets cannot be finished)
+
+
+def pick(obs):
+    """Return one card name from obs.hand, or a list of two names to use chopsticks."""
+    hand = [str(card) for card in obs.hand]
+    values = LATE if len(hand) <= WEIGHTS["late_picks"] else VALUES
+    # Best card first; random.random() breaks ties (reproducibly: random is seeded per game).
+    kinds = list(dict.fromkeys(hand))  # distinct cards in hand order (a set's order varies)
+    ranked = sorted(kinds, key=lambda c: (values.get(c, 0.0), random.random()), reverse=True)
+    if obs.can_use_chopsticks and len(ranked) > 1 and values.get(ranked[1], 0.0) >= 3:
+        return [ranked[0], ranked[1]]  # chopsticks: both cards, placed in this order
+    return ranked[0]
+'''
+
+#: The data file of the folder template: replace it with what your bot learns.
+WEIGHTS = """\
+{
+  "comment": "Card values the bot in this folder plays by; edit them, or write a file of your own.",
+  "late_picks": 2,
+  "values": {"sashimi": 3.3, "tempura": 2.5, "dumpling": 2.0, "squid_nigiri": 3.0,
+             "salmon_nigiri": 2.0, "egg_nigiri": 1.0, "wasabi": 2.2, "maki3": 2.4,
+             "maki2": 1.6, "maki1": 0.8, "pudding": 1.8, "chopsticks": 1.0, "soy_sauce": 1.2},
+  "late_values": {"squid_nigiri": 3.0, "salmon_nigiri": 2.0, "egg_nigiri": 1.0,
+                  "dumpling": 1.5, "maki3": 2.4, "maki2": 1.6, "maki1": 0.8, "pudding": 1.8,
+                  "tempura": 0.5, "sashimi": 0.3, "wasabi": 0.0, "chopsticks": 0.0,
+                  "soy_sauce": 0.5}
+}
+"""
 
 
 def bot_path(name: str, directory: Path) -> Path:
@@ -114,17 +177,38 @@ def write_bot(name: str, directory: Path, *, force: bool = False) -> Path:
     return path
 
 
+def write_folder_bot(name: str, directory: Path, *, force: bool = False) -> Path:
+    """Write the starting folder bot ``name`` (``NAME/bot.py`` and ``NAME/weights.json``) into
+    ``directory``; refuses an existing folder unless ``force``. Raises ``ValueError`` (bad
+    name) or ``FileExistsError``."""
+    folder = bot_path(name, directory).with_suffix("")
+    if folder.exists() and not force:
+        raise FileExistsError(f"{folder} already exists (use --force to overwrite its bot.py "
+                              "and weights.json)")
+    folder.mkdir(exist_ok=True)
+    (folder / "bot.py").write_text(FOLDER_TEMPLATE.format(name=folder.name, folder=folder.name),
+                                   encoding="utf-8")
+    (folder / "weights.json").write_text(WEIGHTS, encoding="utf-8")
+    return folder
+
+
 def new_bot_command(
     name: Annotated[str, typer.Argument(help="Name of the bot (the file is NAME.py).",
                                         show_default=False, metavar="NAME")],
     directory: Annotated[Path, typer.Option(
         "--dir", help="Folder to write the file in.", file_okay=False, metavar="DIR")] = Path("."),
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
+    folder: Annotated[bool, typer.Option(
+        "--folder", help="Write a folder bot: NAME/bot.py and the data file it reads, "
+        "NAME/weights.json.")] = False,
 ) -> None:
-    """Write a commented starting bot file NAME.py that already plays legal cards."""
+    """Write a commented starting bot file NAME.py (or with --folder a bot folder NAME/) that
+    already plays legal cards."""
     try:
-        path = write_bot(name, directory, force=force)
+        path = (write_folder_bot if folder else write_bot)(name, directory, force=force)
     except (ValueError, FileExistsError, OSError) as err:
         typer.echo(f"error: {err}", err=True)
         raise typer.Exit(2) from None
-    typer.echo(f"wrote {path}: edit pick(), then run `arena validate {path}`")
+    what = "bot.py and weights.json" if folder else "pick()"
+    typer.echo(f"wrote {path}{'/' if folder else ''}: edit {what}, then run "
+               f"`{program()} validate {path}`")

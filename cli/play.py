@@ -3,39 +3,46 @@
 from __future__ import annotations
 
 import json
-import random
+import shutil
 import sys
 import tempfile
 import textwrap
-from dataclasses import replace
+from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from tabulate import tabulate
 
-from arena.game import TurnReport
-from arena.logs import log_path, printed_lines, setup_logging
-from arena.pool import BotPool, SandboxUnavailable
-from arena.sandbox import SandboxMode
-from arena.textsafe import safe_text
+from arena import (
+    SandboxMode,
+    SandboxUnavailable,
+    TurnReport,
+    dropped_bytes,
+    log_path,
+    printed_lines,
+    safe_text,
+    setup_logging,
+)
 from cli.common import (
     MemoryOption,
     MoveTimeOption,
+    PackageOption,
     SandboxOption,
     VariantOption,
-    arena_options,
     fail,
-    load_bots,
-    variants,
 )
-from engine import Pick, Variant
+from engine import Card, GameRecord, Pick
+from tournaments import PlayRequest, RequestError, prepare_game
 
-__all__ = ["TurnPrinter", "format_pick", "play_command"]
+__all__ = ["TurnPrinter", "format_hand", "format_pick", "play_command"]
 
 WIDTH = 80
 #: Lines of each bot's output shown after the game.
 PRINTED_LINES = 10
+#: The width of the picks' column (the longest card name; a chopsticks pick takes more).
+PICK_WIDTH = 13
 
 
 def format_pick(pick: Pick) -> str:
@@ -43,11 +50,22 @@ def format_pick(pick: Pick) -> str:
     return "+".join(safe_text(str(c)) for c in pick)
 
 
-class TurnPrinter:
-    """Prints each turn as it is played, and each round's points."""
+def format_hand(cards: Sequence[Card]) -> str:
+    """A hand in the deck's order, like cards counted: ``tempura x2, maki3, pudding``."""
+    counts = Counter(cards)
+    return ", ".join(card.value + (f" x{n}" if n > 1 else "")
+                     for card in Card if (n := counts.get(card, 0)))
 
-    def __init__(self) -> None:
+
+class TurnPrinter:
+    """Prints each turn as it is played (every seat's pick and the hand it picked from), and
+    each round's points."""
+
+    def __init__(self, width: int | None = None) -> None:
         self.scores: list[int] | None = None
+        #: Lines are wrapped at this width (the terminal's, between 80 and 160 columns).
+        self.width = width or min(max(shutil.get_terminal_size((WIDTH, 24)).columns, WIDTH),
+                                  2 * WIDTH)
 
     def __call__(self, report: TurnReport) -> None:
         players = [safe_text(name) for name in report.players]
@@ -56,15 +74,21 @@ class TurnPrinter:
             typer.echo(f"\nRound {report.round} (hands pass {direction})")
             self.scores = list(report.state.scores)  # points of the rounds before
         faulty = {f.seat for f in report.faults}
-        parts = [f"{name}:\xa0{format_pick(pick)}{'*' if seat in faulty else ''}"
-                 for seat, (name, pick) in enumerate(zip(players, report.picks, strict=True))]
-        line = f"T{report.turn:<2} " + "  ".join(parts)
-        typer.echo(textwrap.fill(line, WIDTH, initial_indent="  ", subsequent_indent=" " * 6,
-                                 break_on_hyphens=False).replace("\xa0", " "))
+        picks = [format_pick(pick) + ("*" if seat in faulty else "")
+                 for seat, pick in enumerate(report.picks)]
+        name_width = max(map(len, players))
+        pick_width = max(PICK_WIDTH, *map(len, picks))
+        indent = " " * min(6 + name_width + pick_width + 4 + len("from "), 40)
+        for seat, (name, pick) in enumerate(zip(players, picks, strict=True)):
+            lead = f"  T{report.turn:<2} " if seat == 0 else " " * 6
+            hand = self._hand(report, seat).replace(" x", "\xa0x")   # "pudding x2" kept whole
+            line = f"{lead}{name:<{name_width}}  {pick:<{pick_width}}  {hand}".rstrip()
+            typer.echo(textwrap.fill(line, self.width, subsequent_indent=indent,
+                                     break_on_hyphens=False).replace("\xa0", " "))
         for fault in report.faults:
             text = (f"* {players[fault.seat]}: {safe_text(fault.kind)}: "
                     f"{safe_text(fault.detail)} (random card played)")
-            typer.echo(textwrap.fill(text, WIDTH, initial_indent=" " * 6,
+            typer.echo(textwrap.fill(text, self.width, initial_indent=" " * 6,
                                      subsequent_indent=" " * 8))
         state = report.state
         if state.over or state.round != report.round:
@@ -73,12 +97,26 @@ class TurnPrinter:
             self.scores = list(state.scores)
             text = "points: " + ", ".join(f"{n} {p}" for n, p in zip(players, points,
                                                                         strict=True))
-            typer.echo(textwrap.fill(text, WIDTH, initial_indent="  ", subsequent_indent="    "))
+            typer.echo(textwrap.fill(text, self.width, initial_indent="  ",
+                                     subsequent_indent="    "))
+
+    @staticmethod
+    def _hand(report: TurnReport, seat: int) -> str:
+        """What ``seat`` picked from: its hand (the dummy's card, from its controller's)."""
+        before = report.before
+        if before is None:
+            return ""
+        if seat == before.rules.dummy_seat:
+            controller = before.controller
+            return "" if controller is None else \
+                f"given by {safe_text(report.players[controller])}"
+        return f"from {format_hand(before.hands[seat])}"
 
 
 def play_command(
     bots: Annotated[list[str], typer.Argument(
-        help="Bot files or built-in bot names (2 to 5), in seat order.", show_default=False,
+        help="Bots (2 to 5, in seat order): .py files, bot folders or their .zip/.tar.gz "
+        "archives, or built-in names.", show_default=False,
             metavar="BOT")],
     seed: Annotated[int | None, typer.Option(help="Seed of the deal (default: random).",
         metavar="N")] = None,
@@ -88,59 +126,62 @@ def play_command(
     move_time: MoveTimeOption = 1.0,
     sandbox: SandboxOption = SandboxMode.AUTO,
     memory_mb: MemoryOption = 1024,
+    allow_package: PackageOption = None,
     log_dir: Annotated[Path | None, typer.Option(
         help="Keep each bot's output (stdout/stderr) in DIR/NAME.log.", metavar="DIR")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log details.")] = False,
 ) -> None:
-    """Play one game and print it turn by turn, with the final scores and places."""
+    """Play one game and print it turn by turn, with the final scores and places (the same
+    --seed plays the same game again)."""
     setup_logging(None, verbose)
-    options = arena_options(move_time=move_time, sandbox=sandbox, memory_mb=memory_mb)
-    specs = load_bots(bots)
-    if not 2 <= len(specs) <= 5:
-        fail(f"a game takes 2 to 5 bots, not {len(specs)}")
-    chosen = variants(variant)
-    if Variant.TWO_PLAYER_DUMMY in chosen and len(specs) != 2:
-        fail("the two-player-dummy variant takes exactly 2 bots")
-    if seed is None:
-        seed = random.SystemRandom().randrange(2**31)
-    typer.echo(f"Seed {seed}: " + " vs ".join(safe_text(s.name) for s in specs)
-               + (f" (variants: {', '.join(v.value for v in chosen)})" if chosen else ""))
     with tempfile.TemporaryDirectory(prefix="sushi-play-") as scratch:
         logs = log_dir if log_dir is not None else Path(scratch)
         try:
-            with BotPool(replace(options, log_dir=logs)) as pool:
-                result = pool.play(specs, seed, chosen, on_turn=TurnPrinter())
+            game = prepare_game(PlayRequest(
+                tuple(bots), seed=seed, variant=tuple(variant or ()), move_time=move_time,
+                sandbox=sandbox, memory_mb=memory_mb, packages=tuple(allow_package or ()),
+                log_dir=logs))
+        except RequestError as err:
+            fail(safe_text(str(err)))
+        typer.echo(f"Seed {game.seed}: " + " vs ".join(safe_text(s.name) for s in game.bots)
+                   + (f" (variants: {', '.join(v.value for v in game.variant)})"
+                      if game.variant else ""))
+        try:
+            result = game.play(on_turn=TurnPrinter())
         except SandboxUnavailable as err:
             fail(safe_text(str(err)))
         except ValueError as err:
             fail(safe_text(str(err)))
         except KeyboardInterrupt:
             fail("interrupted", 130)
-        printed = {spec.name: printed_lines(log_path(logs, spec.name), PRINTED_LINES)
-                   for spec in specs}
-    for name, lines in printed.items():
+        printed = {spec.name: (printed_lines(log_path(logs, spec.name), PRINTED_LINES),
+                               dropped_bytes(log_path(logs, spec.name))) for spec in game.bots}
+    for name, (lines, dropped) in printed.items():
         if lines:
-            typer.echo(f"\nWhat {safe_text(name)} printed (the last {len(lines)} lines"
-                       + ("" if log_dir is not None else "; --log-dir DIR keeps it all") + "):")
+            more = ("; more than the log keeps was printed: these lines are the last"
+                    if dropped else "" if log_dir is not None else "; --log-dir DIR keeps it")
+            typer.echo(f"\nWhat {safe_text(name)} printed (the last {len(lines)} lines{more}):")
             for line in lines:
                 typer.echo(f"  | {line}")
-    rec = result.record
-    counts = [0] * len(rec["players"])
-    for fault in rec["faults"]:
-        counts[fault["seat"]] += 1
-    shown = [safe_text(str(name)) for name in rec["players"]]
-    rows = sorted(zip(rec["places"], shown, rec["scores"], rec["puddings"],
-                      rec["pudding_points"], counts, strict=True))
+    rec = GameRecord.from_json(result.record)
+    counts = [0] * len(rec.players)
+    for fault in rec.faults:
+        counts[fault.seat] += 1
+    shown = [safe_text(name) for name in rec.players]
+    rows = sorted(zip(rec.places, shown, rec.scores, rec.puddings, rec.pudding_points, counts,
+                      strict=True))
     typer.echo("")
     typer.echo(tabulate(rows, headers=["place", "bot", "score", "puddings", "pudding pts",
                                        "faults"]))
     if record is not None:
         try:
             record.parent.mkdir(parents=True, exist_ok=True)
-            record.write_text(json.dumps(rec, indent=1) + "\n")
+            record.write_text(json.dumps(rec.to_json(), indent=1) + "\n")
         except OSError as err:
             fail(f"cannot write the record to {safe_text(str(record))}: {err.strerror}")
-        typer.echo(f"\nRecord written to {safe_text(str(record))}")
+        path = safe_text(str(record))
+        typer.echo(f"\nRecord written to {path} (its replay page: arena publish {path} "
+                   "--site DIR)")
     broken = [f for f in result.faults if f.kind == "start"]
     if broken:
         first = broken[0]

@@ -7,10 +7,10 @@ from typing import Annotated
 
 import typer
 
-from arena.textsafe import safe_text
+from arena import safe_text
 from cli.common import fail
-from publish.site import DEFAULT_REPLAYS, PublishError, write_site
-from tournaments.store import StoreError
+from publish.site import DEFAULT_REPLAYS, PublishError, write_record_site, write_site
+from tournaments import StoreError
 
 __all__ = ["publish_command", "parse_replays"]
 
@@ -30,7 +30,8 @@ def parse_replays(text: str) -> int | None:
 
 def publish_command(
     directory: Annotated[Path, typer.Argument(
-        help="A tournament's output folder, or a league's folder.", metavar="DIR")],
+        help="A tournament's output folder, a league's folder, or one game record (the JSON "
+        "file of arena play --record or arena tournament --records).", metavar="DIR|RECORD")],
     site: Annotated[Path, typer.Option(
         "--site", help="Folder to write the static site into (new, empty, or an earlier "
         "site, which is replaced).", show_default=False, metavar="DIR")],
@@ -46,8 +47,16 @@ def publish_command(
     retired entries and earlier versions apart, and a page per entry
     (name@vN for an old version) linking the bot's versions. Open
     SITE/index.html in a browser or copy the folder to any static host:
-    it needs no network.
+    it needs no network. For one game record: its replay, SITE/index.html.
     """
+    if directory.is_file():
+        try:
+            one = write_record_site(directory, site)
+        except (PublishError, OSError) as err:
+            fail(safe_text(str(err)))
+        typer.echo(f"site: {safe_text(str(one.out))}/index.html (the replay of "
+                   f"{safe_text(directory.name)}; open it in a browser)")
+        return
     try:
         limit = parse_replays(replays)
         done = write_site(directory, site, replays=limit)

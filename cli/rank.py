@@ -10,16 +10,20 @@ from typing import Annotated
 
 import typer
 
-from arena.textsafe import safe_text
+from arena import safe_text
 from cli.common import fail
 from cli.tournament import RESULTS_DIR
-from tournaments.league import league_ranking
-from tournaments.league_store import DB_NAME as LEAGUE_DB
-from tournaments.league_store import LeagueStore, is_league
-from tournaments.ranking import Ranking, ranking_json
-from tournaments.report import ranking_csv, ranking_markdown, ranking_table, write_rankings
-from tournaments.store import DB_NAME, StoreError
-from tournaments.tournament import rank_directory
+from tournaments import (
+    StoreError,
+    TournamentStore,
+    rank_directory,
+    ranking_csv,
+    ranking_json,
+    ranking_markdown,
+    ranking_table,
+    stored_kind,
+    write_rankings,
+)
 
 __all__ = ["RankFormat", "rank_command"]
 
@@ -33,35 +37,19 @@ class RankFormat(StrEnum):
     JSON = "json"
 
 
-def _database(directory: Path) -> Path | None:
-    """The tournament's or league's database file in ``directory``, if it holds one."""
-    for name in (DB_NAME, LEAGUE_DB):
-        if (directory / name).is_file():
-            return directory / name
-    return None
-
-
 def _latest(directory: Path) -> Path:
     """``directory``, or the newest tournament or league folder in it (``arena rank
     arena-results``)."""
-    if (directory / DB_NAME).exists() or is_league(directory) or not directory.is_dir():
+    here = (directory / TournamentStore.DB_NAME).exists() or stored_kind(directory)
+    if here or not directory.is_dir():
         return directory
-    found = [(db, p) for p in directory.iterdir() if (db := _database(p)) is not None]
+    found = [(db, p) for p in directory.iterdir() if (db := stored_kind(p)) is not None]
     if not found:
         return directory
-    db, latest = max(found, key=lambda item: item[0].stat().st_mtime)
-    what = "league" if db.name == LEAGUE_DB else "tournament"
+    (what, _), latest = max(found, key=lambda item: item[0][1].stat().st_mtime)
     typer.echo(f"(the latest {what} in {safe_text(str(directory))}: "
                f"{safe_text(latest.name)})", err=True)
     return latest
-
-
-def _ranking(directory: Path) -> Ranking:
-    """The ranking of the tournament, or the leaderboard of the league, in ``directory``."""
-    if is_league(directory):
-        with LeagueStore.open(directory) as store:
-            return league_ranking(store)
-    return rank_directory(directory)
 
 
 def rank_command(
@@ -71,7 +59,8 @@ def rank_command(
             metavar="DIR")
     ] = RESULTS_DIR,
     format: Annotated[RankFormat, typer.Option(
-        "--format", "-f", help="table, md, csv or json.")] = RankFormat.TABLE,
+        "--format", "-f", help="table, md, csv or json.", metavar="|".join(RankFormat))
+    ] = RankFormat.TABLE,
     write: Annotated[bool, typer.Option(
         "--write", help="Also rewrite ranking.json, ranking.md and ranking.csv in DIRECTORY.")
     ] = False,
@@ -80,13 +69,14 @@ def rank_command(
     (finished or not). A league's retired entries and earlier versions are listed apart."""
     directory = _latest(directory)
     try:
-        ranking = _ranking(directory)
+        ranking = rank_directory(directory)
         if write:
             write_rankings(directory, ranking)
     except StoreError as err:
         fail(safe_text(str(err)))
     except sqlite3.Error as err:
-        db = directory / (LEAGUE_DB if is_league(directory) else DB_NAME)
+        found = stored_kind(directory)
+        db = found[1] if found is not None else directory / TournamentStore.DB_NAME
         fail(safe_text(f"{db} is damaged ({err})"))
     text = {RankFormat.TABLE: ranking_table, RankFormat.MD: ranking_markdown,
             RankFormat.CSV: ranking_csv, RankFormat.JSON: ranking_json}[format](ranking)

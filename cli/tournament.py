@@ -6,65 +6,50 @@ import signal
 import sqlite3
 import sys
 import threading
-from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from arena.logs import setup_logging
-from arena.pool import BotSpec, SandboxUnavailable, check_sandbox
-from arena.sandbox import SandboxMode, protections
-from arena.textsafe import safe_text
+from arena import SandboxMode, protections, safe_text, setup_logging
 from cli.common import (
-    ExecutorChoice,
+    MaxBotFilesOption,
+    MaxBotMbOption,
     MemoryOption,
     MoveTimeOption,
+    PackageOption,
     SandboxOption,
     VariantOption,
-    check_executor,
-    cores_here,
+    bot_limits,
     fail,
     interrupt,
-    load_bots,
-    memory_value,
-    move_time_value,
-    variants,
 )
-from tournaments.config import TournamentConfig
-from tournaments.games import Executor, RunError
-from tournaments.progress import format_duration, make_progress
-from tournaments.ray_executor import RayExecutor, RayUnavailable
-from tournaments.report import ranking_table
-from tournaments.runner import LocalExecutor
-from tournaments.schedule import GAMES_PER_BOT, ScheduleError, ScheduleKind
-from tournaments.settings import RunSettings, SettingsError
-from tournaments.store import DB_NAME, Store, StoreError, stored_config
-from tournaments.tournament import LOG_NAME, Plan, plan, play_tournament
+from tournaments import (
+    GAMES_PER_BOT,
+    LOG_NAME,
+    ExecutorKind,
+    Plan,
+    PreparedTournament,
+    RayUnavailable,
+    RequestError,
+    RunError,
+    ScheduleKind,
+    StoreError,
+    TournamentRequest,
+    TournamentStore,
+    format_duration,
+    make_progress,
+    packages_text,
+    prepare_tournament,
+    ranking_table,
+)
 
 __all__ = ["RESULTS_DIR", "tournament_command"]
 
 #: Where tournaments go without --out (a new folder each).
 RESULTS_DIR = Path("arena-results")
 CONFIRM_SECONDS = 3600.0
-
-
-def _check_entries(specs: Sequence[BotSpec]) -> None:
-    """One entry per bot file; bots renamed apart (same file name) are shown with their paths."""
-    seen: dict[Path, str] = {}
-    for spec in specs:
-        if spec.path in seen:
-            fail(f"{safe_text(str(spec.path))} is listed twice (as {seen[spec.path]} and "
-                 f"{spec.name}); a tournament enters each bot file once")
-        seen[spec.path] = spec.name
-    stems: dict[str, list[BotSpec]] = {}
-    for spec in specs:
-        stems.setdefault(spec.path.stem, []).append(spec)
-    for stem, same in stems.items():
-        if len(same) > 1:
-            shown = ", ".join(f"{s.name} = {s.path}" for s in same)
-            typer.echo(safe_text(f"note: {len(same)} bot files are named {stem}.py: {shown}"))
 
 
 def _fresh_out() -> Path:
@@ -78,7 +63,8 @@ def _fresh_out() -> Path:
 
 def tournament_command(
     bots: Annotated[list[str] | None, typer.Argument(
-        help="Bot files, or directories of bot files. Default: the built-in bots.",
+        help="Bot files, bot folders (holding bot.py) or their .zip/.tar.gz archives, or "
+        "directories of those. Default: the built-in bots.",
         show_default=False, metavar="BOT")] = None,
     players: Annotated[list[int] | None, typer.Option(
         "--players", "-p", help="Seats per table (2-5); repeat for several table sizes. "
@@ -108,7 +94,7 @@ def tournament_command(
     variant: VariantOption = None,
     schedule: Annotated[ScheduleKind, typer.Option(
         help="round-robin: every combination of bots; random: balanced random tables "
-        "(with --games).")] = ScheduleKind.ROUND_ROBIN,
+        "(with --games).", metavar="|".join(ScheduleKind))] = ScheduleKind.ROUND_ROBIN,
     games: Annotated[int | None, typer.Option(
         min=1, help="Games per table size and cycle with --schedule random (rounded up so "
         "every bot plays equally).", show_default=False, metavar="N")] = None,
@@ -116,16 +102,21 @@ def tournament_command(
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Print the schedule and stop.")] = False,
     yes: Annotated[bool, typer.Option(
-        "--yes", "-y", help="Do not ask before a run estimated to take over an hour.")] = False,
+        "--yes", "-y", help="Do not ask before resuming a run its stored games say takes "
+        "over an hour.")] = False,
     quiet: Annotated[bool, typer.Option(
         "--quiet", "-q", help="No progress display.")] = False,
-    executor: Annotated[ExecutorChoice, typer.Option(
+    executor: Annotated[ExecutorKind, typer.Option(
         help="local: worker processes on this machine; ray: Ray tasks (a local Ray "
-        "instance, or the cluster at --address).")] = ExecutorChoice.LOCAL,
+        "instance, or the cluster at --address).", metavar="|".join(ExecutorKind))
+    ] = ExecutorKind.LOCAL,
     address: Annotated[str | None, typer.Option(
         help="With --executor ray: the cluster to join (HOST:PORT or 'auto'). Default: "
         "start a local Ray instance for the run.", show_default=False, metavar="HOST:PORT")] = None,
     memory_mb: MemoryOption = 1024,
+    allow_package: PackageOption = None,
+    max_bot_mb: MaxBotMbOption = None,
+    max_bot_files: MaxBotFilesOption = None,
     log_dir: Annotated[Path | None, typer.Option(
         help="Keep each bot's output (print debugging, tracebacks) in DIR/NAME.log. "
         "Default: OUT/logs.", show_default=False, metavar="DIR")] = None,
@@ -136,68 +127,54 @@ def tournament_command(
     """Play a fair tournament between bots in parallel, rate them with TrueSkill and write
     ranking tables (resumable: run the same command with the same --out to continue, or with
     a larger --cycles to extend a finished tournament)."""
-    chosen = variants(variant)
-    specs = load_bots(bots or [])
-    _check_entries(specs)
-    stored = stored_config(out) if out is not None else None
-    if stored is not None:  # resume the stored tournament (as extended) without the options
-        seed = stored.seed if seed is None else seed
-        cycles = stored.cycles if cycles is None else cycles
-    try:
-        settings = RunSettings.create(
-            specs, players=tuple(players or ()), cycles=cycles, seed=seed, schedule=schedule,
-            games=games, variant=chosen, move_time=move_time_value(move_time),
-            sandbox=sandbox, memory_mb=memory_value(memory_mb))
-        if max(settings.players) > len(specs):
-            typer.echo(f"note: {len(specs)} bots for {max(settings.players)}-seat tables: "
-                       "every table seats some bots more than once (each bot holds the same "
-                       "number of seats)")
-        config = settings.config()
-        config.build()
-    except (SettingsError, ScheduleError, OSError) as err:
-        fail(safe_text(str(err)))
-    check_executor(executor, address)
-    workers = workers or cores_here()
     out = out if out is not None else _fresh_out()
-    options = settings.arena_options(log_dir if log_dir is not None else out / "logs")
+    request = TournamentRequest(
+        tuple(bots or ()), players=tuple(players or ()), cycles=cycles, seed=seed,
+        schedule=schedule, games=games, variant=tuple(variant or ()), move_time=move_time,
+        sandbox=sandbox, memory_mb=memory_mb, packages=tuple(allow_package or ()),
+        bot_limits=bot_limits(max_bot_mb, max_bot_files), out=out,
+        log_dir=log_dir if log_dir is not None else out / "logs", arena_log=out / LOG_NAME,
+        workers=workers, cores=cores, executor=executor, address=address)
     try:
-        check_sandbox(options)
-    except SandboxUnavailable as err:
-        fail(f"{safe_text(str(err))} (use --sandbox none to run bots unsandboxed)")
-    cores = min(cores or cores_here(), cores_here())
-    runner: Executor
-    note = None
-    if executor is ExecutorChoice.RAY:
-        runner = RayExecutor(options, workers, address)
-    else:
-        runner = LocalExecutor(options, workers, cores, out / LOG_NAME)
-        note = (f"concurrency: {workers} worker(s), at most {cores} bot(s) thinking at once, "
-                "each on a core of its own (--workers, --cores)")
-    _run(settings, config, runner, out=out, workers=workers, log_dir=options.log_dir, note=note,
-         records=records, dry_run=dry_run, yes=yes, quiet=quiet, verbose=verbose)
+        prepared = prepare_tournament(request)
+    except RequestError as err:
+        fail(safe_text(str(err)))
+    for note in prepared.notes:
+        typer.echo(safe_text(f"note: {note}"))
+    _run(prepared, records=records, dry_run=dry_run, yes=yes, quiet=quiet, verbose=verbose)
 
 
-def _run(settings: RunSettings, config: TournamentConfig, executor: Executor, *, out: Path,
-         workers: int, log_dir: Path | None, note: str | None, records: bool, dry_run: bool,
-         yes: bool, quiet: bool, verbose: bool) -> None:
-    store: Store | None = None
+def _setup_lines(prepared: PreparedTournament) -> list[str]:
+    """How the run uses this machine, and what bots may import (when more than numpy)."""
+    lines = []
+    if prepared.request.executor is ExecutorKind.LOCAL:
+        lines.append(f"concurrency: {prepared.workers} worker(s), at most {prepared.cores} "
+                     "bot(s) thinking at once, each on a core of its own (--workers, --cores)")
+    if prepared.settings.packages:
+        lines.append(f"bots may import: {packages_text(prepared.packages)}")
+    return lines
+
+
+def _run(prepared: PreparedTournament, *, records: bool, dry_run: bool, yes: bool,
+         quiet: bool, verbose: bool) -> None:
+    out = prepared.out
+    store: TournamentStore | None = None
     try:
-        if not dry_run or (out / DB_NAME).exists():
-            store = Store.open(out, config, extend=not dry_run)
-        the_plan = plan(config, store, workers)
+        store = prepared.open_store(dry_run=dry_run)
+        the_plan = prepared.plan(store)
         if store is not None and store.extended is not None:
             old, new = store.extended
             typer.echo(f"extending: {old} → {new} cycles ({store.count()} games stored, "
                        f"{len(the_plan.missing)} to play)")
-        typer.echo(safe_text(the_plan.summary(workers), multiline=True))
+        typer.echo(safe_text(the_plan.summary(prepared.workers), multiline=True))
         if dry_run:
             typer.echo(safe_text(the_plan.listing(), multiline=True))
             return
         assert store is not None
         typer.echo(f"output: {safe_text(str(out))}")
-        if note is not None:
-            typer.echo(note)
-        if settings.sandbox is not SandboxMode.NONE:
+        for line in _setup_lines(prepared):
+            typer.echo(line)
+        if prepared.settings.sandbox is not SandboxMode.NONE:
             missing = protections().missing()
             if missing:
                 typer.echo(f"note: no {' or '.join(missing)} for the bots on this host "
@@ -207,8 +184,8 @@ def _run(settings: RunSettings, config: TournamentConfig, executor: Executor, *,
         main = threading.current_thread() is threading.main_thread()
         previous = signal.signal(signal.SIGTERM, interrupt) if main else None
         try:
-            ranking = play_tournament(settings.bots, store, the_plan, executor, out=out,
-                                      records=records, progress=make_progress(quiet=quiet))
+            ranking = prepared.play(store, the_plan, records=records,
+                                    progress=make_progress(quiet=quiet))
         finally:
             if main:
                 signal.signal(signal.SIGTERM, previous)
@@ -216,7 +193,7 @@ def _run(settings: RunSettings, config: TournamentConfig, executor: Executor, *,
         fail(safe_text(str(err)))
     except RunError as err:  # its message may quote a bot's exception
         fail(f"{safe_text(str(err))} (games finished so far are stored in "
-             f"{safe_text(str(out))})", 1)
+             f"{safe_text(str(out))}: the same command resumes)", 1)
     except RayUnavailable as err:
         fail(safe_text(str(err)), 1)
     except (sqlite3.Error, OSError) as err:
@@ -224,8 +201,8 @@ def _run(settings: RunSettings, config: TournamentConfig, executor: Executor, *,
     except KeyboardInterrupt:
         stored = store.count() if store is not None else 0
         shown = safe_text(str(out))
-        typer.echo(f"\ninterrupted: {stored} of {len(config.build())} games stored in {shown}; "
-                   f"run the same command with --out {shown} to resume", err=True)
+        typer.echo(f"\ninterrupted: {stored} of {len(prepared.config.build())} games stored "
+                   f"in {shown}; run the same command with --out {shown} to resume", err=True)
         raise typer.Exit(130) from None
     finally:
         if store is not None:
@@ -233,14 +210,15 @@ def _run(settings: RunSettings, config: TournamentConfig, executor: Executor, *,
     typer.echo("")
     typer.echo(ranking_table(ranking))
     typer.echo(f"\nresults: {safe_text(str(out))}/ (ranking.json, ranking.md, ranking.csv)")
-    if log_dir is not None:
-        typer.echo(f"each bot's output and tracebacks: {safe_text(str(log_dir))}/NAME.log"
-                   "; every fault's details: arena publish (bot pages)")
+    typer.echo(f"each bot's output and tracebacks: {safe_text(str(prepared.settings.log_dir))}"
+               "/NAME.log; every fault's details: arena publish (bot pages)")
 
 
 def _confirm(the_plan: Plan, yes: bool) -> None:
-    """Ask before a run estimated to take over an hour (not with --yes, nor without a tty)."""
-    if (the_plan.estimate > CONFIRM_SECONDS and not yes and sys.stdin.isatty()
-            and not typer.confirm(f"This may take {format_duration(the_plan.estimate)}. "
-                                  "Start?", default=True)):
+    """Ask before a run its stored games say takes over an hour (not with --yes, nor without
+    a tty; a new tournament has no times yet: its progress shows the time left)."""
+    estimate = the_plan.estimate
+    if (estimate is not None and estimate > CONFIRM_SECONDS and not yes and sys.stdin.isatty()
+            and not typer.confirm(f"This may take {format_duration(estimate)}. Start?",
+                                  default=True)):
         raise typer.Exit(1)

@@ -14,11 +14,28 @@ TYPE_CHECKING = False  # typing is not imported: it costs a bot process's start-
 if TYPE_CHECKING:
     from typing import Any
 
-    from engine.cards import BY_NAME, DECK_COUNTS, HAND_SIZES, Card, deck, parse_card
+    from engine.cards import (
+        BY_NAME,
+        DECK_COUNTS,
+        HAND_SIZES,
+        Card,
+        deck,
+        did_you_mean,
+        parse_card,
+    )
     from engine.fast import FastGame, determinize
     from engine.observation import Observation
     from engine.record import FORMAT as RECORD_FORMAT
-    from engine.record import RecordError, ReplayStep, replay, replay_steps, to_record
+    from engine.record import (
+        GameRecord,
+        RecordError,
+        RecordFault,
+        ReplayStep,
+        RoundRecord,
+        replay,
+        replay_steps,
+        to_record,
+    )
     from engine.rules import (
         DUMMY_NAME,
         DUMMY_SEAT,
@@ -36,11 +53,12 @@ if TYPE_CHECKING:
 #: Each public name and the module (and name there) it comes from.
 _EXPORTS: dict[str, tuple[str, str]] = {
     **{n: ("engine.cards", n) for n in ("BY_NAME", "Card", "DECK_COUNTS", "HAND_SIZES", "deck",
-                                         "parse_card")},
+                                         "did_you_mean", "parse_card")},
     **{n: ("engine.fast", n) for n in ("FastGame", "determinize")},
     "Observation": ("engine.observation", "Observation"),
     "RECORD_FORMAT": ("engine.record", "FORMAT"),
-    **{n: ("engine.record", n) for n in ("RecordError", "ReplayStep", "replay", "replay_steps",
+    **{n: ("engine.record", n) for n in ("GameRecord", "RecordError", "RecordFault",
+                                          "ReplayStep", "RoundRecord", "replay", "replay_steps",
                                           "to_record")},
     **{n: ("engine.scoring", n) for n in ("places", "score_puddings", "score_round")},
     **{n: ("engine.rules", n) for n in ("DUMMY_NAME", "DUMMY_SEAT", "ROUNDS", "GameOverError",
@@ -51,10 +69,11 @@ _EXPORTS: dict[str, tuple[str, str]] = {
 }
 
 __all__ = [
-    "BY_NAME", "Card", "DECK_COUNTS", "HAND_SIZES", "deck", "parse_card",
+    "BY_NAME", "Card", "DECK_COUNTS", "HAND_SIZES", "deck", "did_you_mean", "parse_card",
     "FastGame", "determinize",
     "Observation",
-    "RECORD_FORMAT", "RecordError", "ReplayStep", "replay", "replay_steps", "to_record",
+    "RECORD_FORMAT", "GameRecord", "RecordError", "RecordFault", "ReplayStep", "RoundRecord",
+    "replay", "replay_steps", "to_record",
     "places", "score_puddings", "score_round",
     "DUMMY_NAME", "DUMMY_SEAT", "ROUNDS", "GameOverError", "IllegalPickError", "Pick", "Rules",
     "normalize_pick",

@@ -16,6 +16,7 @@ __all__ = [
     "NIGIRI",
     "deck",
     "parse_card",
+    "did_you_mean",
     "colour",
 ]
 
@@ -82,7 +83,8 @@ def deck(*, soy_sauce: bool = False) -> list[Card]:
 
 
 def parse_card(name: object) -> Card:
-    """The card named ``name``; raises ``ValueError`` naming the bad value otherwise."""
+    """The card named ``name``; raises ``ValueError`` naming the bad value otherwise (and the
+    card it probably meant: :func:`did_you_mean`)."""
     if isinstance(name, str):
         card = BY_NAME.get(name)
         if card is not None:
@@ -90,7 +92,44 @@ def parse_card(name: object) -> Card:
     shown = repr(name)
     if len(shown) > 40:
         shown = shown[:37] + "..."
-    raise ValueError(f"unknown card {shown}")
+    raise ValueError(f"unknown card {shown}{did_you_mean(name)}")
+
+
+def _squash(name: str) -> str:
+    return name.strip().lower().replace("-", "").replace("_", "").replace(" ", "")
+
+
+#: Card names without case or separators ("Egg Nigiri", "egg-nigiri" -> "eggnigiri").
+_SQUASHED: dict[str, Card] = {_squash(card.value): card for card in Card}
+
+
+def _near(name: str) -> list[Card]:
+    """The cards a near miss probably meant, best first (ties kept: "maki" is any maki)."""
+    squashed = _squash(name)
+    for key in (squashed, squashed[:-1] if squashed.endswith("s") else ""):
+        if key in _SQUASHED:
+            return [_SQUASHED[key]]
+    first = [card for card in Card if card.value.split("_")[0] == name.strip().lower()]
+    if first:       # "squid", "soy": the first word of a card's name
+        return first
+    import difflib  # here: a bot's process imports this module, rarely this function
+
+    scored = sorted(((difflib.SequenceMatcher(None, squashed, key).ratio(), card)
+                     for key, card in _SQUASHED.items()), key=lambda pair: -pair[0])
+    best = scored[0][0]
+    return [card for score, card in scored if score == best and score >= 0.75]
+
+
+def did_you_mean(name: object) -> str:
+    """`` (did you mean 'tempura'?)`` for a near miss of a card name (other letters or
+    separators, a plural, the first word of a name, a misspelling), else ``""``."""
+    if not isinstance(name, str) or not name.strip() or len(name) > 40 or name in BY_NAME:
+        return ""
+    cards = [repr(card.value) for card in _near(name)]
+    if not cards:
+        return ""
+    shown = cards[0] if len(cards) == 1 else f"{', '.join(cards[:-1])} or {cards[-1]}"
+    return f" (did you mean {shown}?)"
 
 
 def colour(card: Card) -> str:

@@ -18,12 +18,19 @@ from engine.scoring import majority, score_puddings
 from engine.state import GameState
 from engine.variants import Variant
 
-__all__ = ["CARDS", "INDEX", "FastGame", "determinize"]
+__all__ = ["CARDS", "CHOPSTICKS", "DUMPLING", "EGG", "INDEX", "MAKI1", "MAKI2", "MAKI3", "NAMES",
+           "NIGIRI_VALUE", "PUDDING", "SALMON", "SASHIMI", "SOY", "SQUID", "TEMPURA", "WASABI",
+           "FastGame", "determinize"]
 
+#: The card numbering of the fast path (shared by the search bots): a card's number is its
+#: index in :class:`~engine.cards.Card`.
 CARDS: tuple[Card, ...] = tuple(Card)
+#: Card (or its name) -> number, and number -> name (plain ``str``, as a pick returns it).
 INDEX: dict[Card, int] = {c: i for i, c in enumerate(CARDS)}
+NAMES: tuple[str, ...] = tuple(c.value for c in CARDS)
 (TEMPURA, SASHIMI, DUMPLING, MAKI1, MAKI2, MAKI3, SALMON, SQUID, EGG, PUDDING, WASABI,
  CHOPSTICKS, SOY) = range(13)
+#: Base points of a nigiri by number (0 for every other card).
 NIGIRI_VALUE = (0, 0, 0, 0, 0, 0, 2, 3, 1, 0, 0, 0, 0)
 N_KINDS = len(CARDS)
 #: Card indices grouped into soy-sauce colours.

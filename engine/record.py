@@ -1,10 +1,11 @@
-"""Game records in the ``sushi-go-record/1`` format: writing them and replaying them."""
+"""Game records in the ``sushi-go-record/1`` format: writing them, reading them as a typed value
+(:class:`GameRecord`, with its faults as :class:`RecordFault`) and replaying them."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.cards import Card
 from engine.rules import IllegalPickError, Pick, Rules
@@ -12,7 +13,8 @@ from engine.scoring import score_round
 from engine.state import GameState, new_game
 from engine.variants import parse_variants
 
-__all__ = ["FORMAT", "RecordError", "ReplayStep", "to_record", "replay", "replay_steps"]
+__all__ = ["FORMAT", "GameRecord", "RecordError", "RecordFault", "ReplayStep", "RoundRecord",
+           "to_record", "replay", "replay_steps"]
 
 FORMAT = "sushi-go-record/1"
 
@@ -50,6 +52,160 @@ def to_record(state: GameState, *, faults: Sequence[Mapping[str, Any]] = ()) -> 
     if state.first_controller is not None:
         record["dummy_first_controller"] = state.first_controller
     return record
+
+
+_T = TypeVar("_T")
+
+
+def _typed(value: object, kind: type[_T], where: str) -> _T:
+    """``value`` if it is a ``kind`` (a bool is no int), else :class:`RecordError`."""
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        raise RecordError(f"{where} has the wrong type: {value!r:.60}")
+    return value
+
+
+def _list(value: object, where: str) -> list[object]:
+    return _typed(value, list, where)
+
+
+def _ints(value: object, where: str) -> tuple[int, ...]:
+    return tuple(_typed(v, int, where) for v in _list(value, where))
+
+
+def _names(value: object, where: str) -> tuple[str, ...]:
+    return tuple(_typed(v, str, where) for v in _list(value, where))
+
+
+def _object(value: object, keys: tuple[str, ...], where: str) -> Mapping[str, object]:
+    """A JSON object with exactly ``keys`` (in any order)."""
+    found: Mapping[str, object] = _typed(value, dict, where)
+    if set(found) != set(keys):
+        extra, missing = sorted(set(found) - set(keys)), sorted(set(keys) - set(found))
+        raise RecordError(f"{where}: " + (f"unknown field {extra[0]!r}" if extra
+                                          else f"missing field {missing[0]!r}"))
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class RecordFault:
+    """One entry of a record's ``faults``: the seat, when (round and turn), the kind (one of
+    ``start``, ``timeout``, ``crash``, ``illegal``, ``protocol``) and what happened."""
+
+    seat: int
+    round: int
+    turn: int
+    kind: str
+    detail: str
+
+    KEYS = ("seat", "round", "turn", "kind", "detail")
+
+    def to_json(self) -> dict[str, object]:
+        return {"seat": self.seat, "round": self.round, "turn": self.turn, "kind": self.kind,
+                "detail": self.detail}
+
+    @classmethod
+    def from_json(cls, data: object, where: str = "fault") -> RecordFault:
+        """The fault a JSON object describes; :class:`RecordError` if it is not one."""
+        found = _object(data, cls.KEYS, where)
+        return cls(_typed(found["seat"], int, f"{where}'s seat"),
+                   _typed(found["round"], int, f"{where}'s round"),
+                   _typed(found["turn"], int, f"{where}'s turn"),
+                   _typed(found["kind"], str, f"{where}'s kind"),
+                   _typed(found["detail"], str, f"{where}'s detail"))
+
+
+@dataclass(frozen=True, slots=True)
+class RoundRecord:
+    """One round of a record: each seat's hand as dealt, the picks (``picks[turn][seat]``,
+    each one or two cards) and each seat's points."""
+
+    hands: tuple[tuple[str, ...], ...]
+    picks: tuple[tuple[tuple[str, ...], ...], ...]
+    points: tuple[int, ...]
+
+    KEYS = ("hands", "picks", "points")
+
+    def to_json(self) -> dict[str, object]:
+        return {"hands": [list(hand) for hand in self.hands],
+                "picks": [[list(pick) for pick in turn] for turn in self.picks],
+                "points": list(self.points)}
+
+    @classmethod
+    def from_json(cls, data: object, where: str = "round") -> RoundRecord:
+        found = _object(data, cls.KEYS, where)
+        hands = tuple(_names(h, f"{where}'s hands") for h in _list(found["hands"], where))
+        picks = tuple(tuple(_names(p, f"{where}'s picks") for p in _list(t, f"{where}'s picks"))
+                      for t in _list(found["picks"], f"{where}'s picks"))
+        return cls(hands, picks, _ints(found["points"], f"{where}'s points"))
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """A ``sushi-go-record/1`` as a typed value. :meth:`to_json` gives back the very object
+    :meth:`from_json` read (same keys, same order), so ``json.dumps`` of it is byte-identical.
+
+    It is checked for shape only (fields and their types); :func:`replay` checks that the game
+    it tells is a legal one.
+    """
+
+    seed: int | None
+    players: tuple[str, ...]
+    variant: tuple[str, ...]
+    rounds: tuple[RoundRecord, ...]
+    puddings: tuple[int, ...]
+    pudding_points: tuple[int, ...]
+    scores: tuple[int, ...]
+    places: tuple[int, ...]
+    faults: tuple[RecordFault, ...] = ()
+    #: The dummy variant's first controller (the one extension field); None otherwise.
+    dummy_first_controller: int | None = None
+
+    _KEYS = ("format", "seed", "players", "variant", "rounds", "puddings", "pudding_points",
+             "scores", "places", "faults")
+
+    def to_json(self) -> dict[str, object]:
+        """The record as JSON (keys in the order :func:`to_record` writes them)."""
+        data: dict[str, object] = {
+            "format": FORMAT, "seed": self.seed, "players": list(self.players),
+            "variant": list(self.variant), "rounds": [r.to_json() for r in self.rounds],
+            "puddings": list(self.puddings), "pudding_points": list(self.pudding_points),
+            "scores": list(self.scores), "places": list(self.places),
+            "faults": [f.to_json() for f in self.faults],
+        }
+        if self.dummy_first_controller is not None:
+            data["dummy_first_controller"] = self.dummy_first_controller
+        return data
+
+    @classmethod
+    def from_json(cls, data: object) -> GameRecord:
+        """The record a JSON object holds; :class:`RecordError` naming the first field that is
+        missing, unknown or of the wrong type (a record is read back exactly, or not at all).
+        """
+        if not isinstance(data, dict):
+            raise RecordError("a record is a JSON object")
+        keys = cls._KEYS + (("dummy_first_controller",) if "dummy_first_controller" in data
+                            else ())
+        if list(data) != list(keys):
+            _object(data, keys, "record")  # names the missing or unknown field
+            raise RecordError(f"record: fields out of order ({', '.join(data)})")
+        if data["format"] != FORMAT:
+            raise RecordError(f"format is {data['format']!r:.60}, expected {FORMAT!r}")
+        seed = data["seed"]
+        return cls(
+            seed=None if seed is None else _typed(seed, int, "seed"),
+            players=_names(data["players"], "players"),
+            variant=_names(data["variant"], "variant"),
+            rounds=tuple(RoundRecord.from_json(r, f"round {n}")
+                         for n, r in enumerate(_list(data["rounds"], "rounds"), 1)),
+            puddings=_ints(data["puddings"], "puddings"),
+            pudding_points=_ints(data["pudding_points"], "pudding_points"),
+            scores=_ints(data["scores"], "scores"),
+            places=_ints(data["places"], "places"),
+            faults=tuple(RecordFault.from_json(f, f"fault {n}")
+                         for n, f in enumerate(_list(data["faults"], "faults"), 1)),
+            dummy_first_controller=(_typed(data["dummy_first_controller"], int,
+                                           "dummy_first_controller")
+                                    if "dummy_first_controller" in data else None))
 
 
 def score_points(state: GameState, round_: int) -> list[int]:

@@ -1,19 +1,20 @@
 """A bot's page: its rating over its games with the sigma band, head-to-head, score and place
 distributions, faults with their details, and its games (a league entry's: also its version,
-author and status, with links to the bot's other versions)."""
+author and status, with links to the bot's other versions; a folder bot's: its files)."""
 
 from __future__ import annotations
 
 from collections import Counter
 
-from publish.data import BotData, Fault, game_number
+from arena import FAULT_KINDS
+from publish.data import BotData, GameFault, game_number
 from publish.html import Cell, esc, figure, link, page, stat, table
 from publish.pages import Site, share_color
 from publish.svg import PALETTE, Band, Series, histogram, line_chart
-from tournaments.ranking import BotRow
-from tournaments.stats import FAULT_KINDS
+from tournaments import BotRow
 
-__all__ = ["bot_page", "FAULT_ROWS", "GAME_ROWS", "LEAGUE_GAME_ROWS", "LEAGUE_H2H_ROWS"]
+__all__ = ["bot_page", "FAULT_ROWS", "GAME_ROWS", "LEAGUE_GAME_ROWS", "LEAGUE_H2H_ROWS",
+           "size_text"]
 
 #: Fault details listed per bot page (the counts by kind always cover them all).
 FAULT_ROWS = 200
@@ -91,13 +92,14 @@ def _h2h_table(site: Site, bot: BotData) -> str:
                  table_id="h2h", first_desc=(1, 2, 3)) + more
 
 
-def _fault_row(site: Site, f: Fault) -> list[Cell | str | int]:
+def _fault_row(site: Site, found: GameFault) -> list[Cell | str | int]:
+    f = found.fault
     anchor = f"#r{f.round}t{f.turn}" if f.round and f.turn else ""
     return [
-        Cell(site.game_link(f.game, "../", anchor), game_number(f.game)),
+        Cell(site.game_link(found.game, "../", anchor), game_number(found.game)),
         Cell(esc(f.seat), f.seat),
-        Cell(esc(f.round if f.round is not None else "—"), f.round),
-        Cell(esc(f.turn if f.turn is not None else "—"), f.turn),
+        Cell(esc(f.round), f.round),
+        Cell(esc(f.turn), f.turn),
         Cell(esc(f.kind), f.kind, "text faulty"),
         Cell(f'<span class="mono">{esc(f.detail)}</span>', f.detail, "text wrap"),
     ]
@@ -106,17 +108,17 @@ def _fault_row(site: Site, f: Fault) -> list[Cell | str | int]:
 def _faults(site: Site, bot: BotData) -> str:
     if not bot.faults:
         return '<p id="no-faults">No faults: every pick was legal and in time.</p>'
-    counts = Counter(f.kind for f in bot.faults)
+    counts = Counter(f.fault.kind for f in bot.faults)
     kinds = [k for k in FAULT_KINDS if counts[k]] + sorted(k for k in counts
                                                            if k not in FAULT_KINDS)
     cards = "".join(stat(k, str(counts[k])) for k in kinds)
-    groups: dict[tuple[str, str], list[Fault]] = {}
+    groups: dict[tuple[str, str], list[GameFault]] = {}
     for f in bot.faults:
-        groups.setdefault((f.kind, f.detail), []).append(f)
+        groups.setdefault((f.fault.kind, f.fault.detail), []).append(f)
     summary = []
     for (kind, detail), faults in sorted(groups.items(), key=lambda kv: -len(kv[1]))[:50]:
         games = list(dict.fromkeys(f.game for f in faults))
-        first = ", ".join(site.game_link(f.game, "../", f"#r{f.round}t{f.turn}")
+        first = ", ".join(site.game_link(f.game, "../", f"#r{f.fault.round}t{f.fault.turn}")
                           for f in faults[:1]) + (f" and {len(games) - 1} more game(s)"
                                                   if len(games) > 1 else "")
         summary.append([Cell(esc(len(faults)), len(faults)),
@@ -173,6 +175,27 @@ def _games(site: Site, bot: BotData) -> str:
     opened = " open" if shown <= OPEN_ROWS else ""
     return (f"<details{opened}><summary>Its games ({shown} listed; click a number to replay "
             f"it)</summary>{listing}</details>")
+
+
+def size_text(size: int) -> str:
+    """``812 bytes``, ``3.4 KiB``, ``1.2 MiB``."""
+    if size < 1024:
+        return f"{size} byte{'' if size == 1 else 's'}"
+    return f"{size / 1024:.1f} KiB" if size < 1 << 20 else f"{size / (1 << 20):.1f} MiB"
+
+
+def _files(bot: BotData) -> list[str]:
+    """A folder bot's files and their sizes (nothing for a ``.py`` bot)."""
+    if bot.files is None:
+        return []
+    rows = [[Cell(f'<span class="mono">{esc(path)}</span>', path, "text"),
+             Cell(esc(size_text(size)), size)] for path, size in bot.files]
+    total = sum(size for _, size in bot.files)
+    return ["<h2>Files</h2>",
+            f'<p class="note" id="files-note">A folder bot: {len(rows)} file'
+            f"{'' if len(rows) == 1 else 's'}, {esc(size_text(total))} in all; the arena runs "
+            "bot.py, which reads the others.</p>",
+            table([("file", "text"), ("size", None)], rows, sortable=True, table_id="files")]
 
 
 def _time_cards(row: BotRow) -> list[str]:
@@ -246,6 +269,7 @@ def bot_page(site: Site, bot: BotData) -> str:
         _h2h_table(site, bot),
         "<h2>Faults</h2>", _faults(site, bot),
         "<h2>Games</h2>", _games(site, bot),
+        *_files(bot),
     ])
     return page(title=f"{bot.name} — {site.heading}", body=body, root="../",
                 here="Ranking", scripts=["sort.js"], heading=site.heading,

@@ -1,11 +1,10 @@
-"""Everything the site shows, read from a tournament's or a league's database.
+"""Everything the site shows, read from a tournament's or a league's store (a
+:class:`tournaments.GameStore`: the site never asks which kind it is).
 
-The ranking is :func:`tournaments.ranking.build_ranking` for a tournament and
-:func:`tournaments.league.league_ranking` for a league (the same numbers as ranking.json),
-asked for each bot's rating history too: one TrueSkill pass over the games in index order gives
-both. A league's bots are its entries (every version of every bot), named by their labels
-(``name``, or ``name@vN`` for a replaced version); retired entries and old versions are the
-ranking's ``retired`` rows.
+The ranking is the store's (the same numbers as ranking.json), asked for each bot's rating
+history too: one TrueSkill pass over the games in index order gives both. A league's bots are
+its entries (every version of every bot), named by their labels (``name``, or ``name@vN`` for a
+replaced version); retired entries and old versions are the ranking's ``retired`` rows.
 """
 
 from __future__ import annotations
@@ -14,17 +13,21 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
-from engine import DUMMY_NAME
-from tournaments.league import league_ranking
-from tournaments.league_store import Entry, LeagueStore, is_league
-from tournaments.ranking import BotRow, Ranking, build_ranking
-from tournaments.rating import RatingPoint
-from tournaments.store import Store, StoredGame, StoreError
+from engine import DUMMY_NAME, GameRecord, RecordFault
+from tournaments import (
+    BotRow,
+    Entry,
+    FileList,
+    Ranking,
+    RatingPoint,
+    StoredGame,
+    StoreError,
+    open_store,
+)
 
-__all__ = ["Fault", "BotData", "TournamentData", "load_data", "load_tournament", "load_league",
-           "choose_replays", "selected_records", "game_number"]
+__all__ = ["GameFault", "BotData", "TournamentData", "load_data", "choose_replays",
+           "selected_records", "game_number"]
 
 
 def game_number(index: int) -> int:
@@ -33,15 +36,11 @@ def game_number(index: int) -> int:
 
 
 @dataclass(frozen=True, slots=True)
-class Fault:
-    """One fault of one bot, with where it happened."""
+class GameFault:
+    """One fault of one bot (as its game's record holds it) and the game it happened in."""
 
-    game: int           #: schedule index
-    seat: int
-    round: int | None
-    turn: int | None
-    kind: str
-    detail: str
+    game: int           #: the game's index
+    fault: RecordFault
 
 
 @dataclass
@@ -54,8 +53,10 @@ class BotData:
     history: Sequence[RatingPoint]          #: its rating at the start, then after each game
     scores: list[int] = field(default_factory=list)   #: final score per seat held
     places: list[int] = field(default_factory=list)   #: place per seat held
-    faults: list[Fault] = field(default_factory=list)
+    faults: list[GameFault] = field(default_factory=list)
     games: list[int] = field(default_factory=list)    #: schedule indices it played
+    #: A folder bot's files (path, bytes), by path; None for a ``.py`` bot.
+    files: FileList | None = None
 
 
 @dataclass
@@ -118,52 +119,37 @@ class TournamentData:
         return [self.names[b] for b in game.seats] + list(players[len(game.seats):])
 
 
-def _number(value: object) -> int | None:
-    """A stored round or turn number (anything else, None: it becomes part of links)."""
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def load_data(directory: Path) -> TournamentData:
-    """Read the league or the tournament in ``directory``; ``StoreError`` if unusable."""
-    return load_league(directory) if is_league(directory) else load_tournament(directory)
-
-
-def load_tournament(directory: Path) -> TournamentData:
-    """Read ``directory``'s tournament (finished or not); raises ``StoreError`` if unusable."""
-    with Store.open(directory) as store:
-        config = store.config()
-        games = store.games()
-    ranking = build_ranking(config, games, history=True)
-    return _assemble(directory, config.names, ranking, games)
-
-
-def load_league(directory: Path) -> TournamentData:
-    """Read the league in ``directory`` (as it is now, even while a run adds games to it);
-    raises ``StoreError`` if unusable."""
-    with LeagueStore.open(directory) as store:
+    """Read the league or the tournament in ``directory`` (as it is now, even while a run adds
+    games to it); raises ``StoreError`` if unusable."""
+    with open_store(directory) as store:
         for _ in range(3):
-            entries = store.entries()
-            ranking = league_ranking(store, history=True)
+            entries = store.versions()
+            ranking = store.ranking(history=True)
             games = store.games()
-            if store.entries() == entries:
+            if store.versions() == entries:
                 break
         else:
             raise StoreError(f"{directory} changed while it was read (entries added or "
                              "retired); publish again")
+        names, files = store.names(), store.listings()
     history = ranking.history
     assert history is not None  # asked for
     # Games stored after the ranking read them (a run going on): left out, as the ranking did.
     rated = {p.game for points in history.values() for p in points if p.game >= 0}
     games = [g for g in games if g.index in rated]
-    return _assemble(directory, [e.label for e in entries], ranking, games, entries)
+    return _assemble(directory, names, ranking, games, entries, files)
 
 
 def _assemble(directory: Path, names: list[str], ranking: Ranking, games: list[StoredGame],
-              entries: list[Entry] | None = None) -> TournamentData:
+              entries: list[Entry] | None = None, files: Sequence[FileList | None] = ()
+              ) -> TournamentData:
     history = ranking.history
     assert history is not None  # asked for
     rows = {row.name: row for row in ranking.bots + ranking.retired}
-    bots = [BotData(i, name, rows[name], history[name]) for i, name in enumerate(names)]
+    bots = [BotData(i, name, rows[name], history[name],
+                    files=files[i] if i < len(files) else None)
+            for i, name in enumerate(names)]
     for game in games:
         for seat, b in enumerate(game.seats):
             bots[b].scores.append(int(game.scores[seat]))
@@ -171,12 +157,8 @@ def _assemble(directory: Path, names: list[str], ranking: Ranking, games: list[S
         for b in dict.fromkeys(game.seats):
             bots[b].games.append(game.index)
         for f in game.faults:
-            seat = int(f.get("seat", -1))
-            if not 0 <= seat < len(game.seats):
-                continue
-            bots[game.seats[seat]].faults.append(Fault(
-                game.index, seat, _number(f.get("round")), _number(f.get("turn")),
-                str(f.get("kind", "?")), str(f.get("detail", ""))))
+            if 0 <= f.seat < len(game.seats):
+                bots[game.seats[f.seat]].faults.append(GameFault(game.index, f))
     return TournamentData(directory, list(names), ranking, games, bots, entries)
 
 
@@ -195,8 +177,8 @@ def choose_replays(data: TournamentData, limit: int | None) -> list[int]:
     for bot in data.bots:
         seen: set[str] = set()
         for fault in bot.faults:
-            if fault.kind not in seen and len(chosen) < limit:
-                seen.add(fault.kind)
+            if fault.fault.kind not in seen and len(chosen) < limit:
+                seen.add(fault.fault.kind)
                 chosen[fault.game] = None
     rest = [i for i in indices if i not in chosen]
     need = limit - len(chosen)
@@ -208,14 +190,7 @@ def choose_replays(data: TournamentData, limit: int | None) -> list[int]:
 
 
 def selected_records(directory: Path, wanted: Sequence[int]
-                     ) -> Iterator[tuple[int, dict[str, Any]]]:
+                     ) -> Iterator[tuple[int, GameRecord]]:
     """``(index, record)`` for the games in ``wanted``, in index order."""
-    keep = set(wanted)
-    if is_league(directory):
-        with LeagueStore.open(directory) as league:
-            yield from league.records(keep)
-        return
-    with Store.open(directory) as store:
-        for index, record in store.records():
-            if index in keep:
-                yield index, record
+    with open_store(directory) as store:
+        yield from store.records(set(wanted))

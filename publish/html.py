@@ -20,7 +20,7 @@ from urllib.parse import quote
 import jinja2
 from markupsafe import Markup
 
-from arena.textsafe import safe_text
+from arena import safe_text
 
 __all__ = ["esc", "attr", "json_script", "safe_data", "slugs", "Cell", "table", "page", "stat",
            "figure", "link"]
@@ -140,16 +140,20 @@ _NAV = (("index.html", "Ranking"), ("games/index.html", "Games"))
 
 def page(*, title: str, body: str, root: str, here: str, scripts: Sequence[str] = (),
          heading: str = "Sushi Go! tournament", kind: str = "tournament",
-         live: bool = False) -> str:
+         live: bool = False, nav: Sequence[tuple[str, str]] | None = None,
+         source: str | None = None) -> str:
     """A whole HTML page: the layout template ``templates/page.html``, which the static site
     and the live site of ``arena serve`` (``live``: its footer, and a Submit link) share.
     ``root`` is the relative path to the site's top ("" or "../"); ``here`` the nav entry to
     highlight; ``body`` HTML made with this module; ``scripts`` asset file names; ``kind`` what
-    the site is of (``tournament`` or ``league``)."""
-    nav = _NAV + ((("submit", "Submit"),) if live else ())
+    the site is of (``tournament`` or ``league``); ``nav`` other (href, label) entries than a
+    site's, and ``source`` what the pages were made from (default: the kind's database)."""
+    entries = (_NAV if nav is None else tuple(nav)) + ((("submit", "Submit"),) if live else ())
     return _layout().render(
         title=Markup(esc(title)), heading=Markup(esc(heading)), kind=Markup(esc(kind)),
-        root=Markup(esc(root)), body=Markup(body), here=here, live=live, nav=nav,
+        root=Markup(esc(root)), body=Markup(body), here=here, live=live, nav=entries,
+        source=Markup(escape(safe_text(source if source is not None
+                                       else f"the {kind}'s database"), quote=False)),
         scripts=[Markup(esc(s)) for s in scripts]) + "\n"
 
 

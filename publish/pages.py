@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 
-from engine import DUMMY_NAME, DUMMY_SEAT
+from engine import DUMMY_NAME
 from publish.data import TournamentData, game_number
-from publish.html import Cell, esc, figure, json_script, link, page, table
+from publish.html import Cell, esc, figure, link, page, table
 from publish.replay import ReplayData
+from publish.replaypage import replay_body
 from publish.svg import PALETTE, Series, line_chart
-from tournaments.ranking import Ranking
-from tournaments.report import rank_range
+from tournaments import Ranking, packages_text, rank_range
 
 __all__ = ["GAME_LIST_LIMIT", "LEAGUE_GAME_LIST", "MATRIX_TOP", "OVERVIEW_TOP", "Site",
            "index_page", "games_page", "replay_page", "replay_name", "summary_text",
@@ -248,9 +248,13 @@ def index_page(site: Site) -> str:
         "newer one (shown as name@vN). Their games stay in the history, so their ratings "
         "are still computed; they have no rank.</p>",
         _retired_table(site)] if site.data.league else [])
+    packages = ([] if ranking.packages is None else [
+        '<p class="note" id="packages">Bots could import: the standard library, engine'
+        + "".join(f", {esc(packages_text([p]))}" for p in ranking.packages) + ".</p>"])
     body = [
         "<h1>Ranking</h1>",
         f'<p class="lead">{esc(summary_text(ranking))}</p>',
+        *packages,
         _ranking_table(site),
         '<p class="note">Click a column header to sort by it (again to reverse). Rating = '
         "mu − 3·sigma (TrueSkill, conservative). Wins: a shared first place counts 1/k. Rank "
@@ -273,7 +277,8 @@ def index_page(site: Site) -> str:
                 kind=site.kind, live=site.live)
 
 
-def _seat_list(site: Site, names: list[str], places: list[int], scores: list[int]) -> str:
+def _seat_list(site: Site, names: Sequence[str], places: Sequence[int],
+               scores: Sequence[int]) -> str:
     """Seats best first as "place. bot score" (the dummy, past the bot seats, unlinked)."""
     order = sorted(range(len(places)), key=lambda s: (places[s], s))
     parts = []
@@ -331,55 +336,11 @@ def games_page(site: Site) -> str:
                 kind=site.kind, live=site.live)
 
 
-def _game_faults(data: ReplayData) -> str:
-    if not data["faults"]:
-        return '<p class="note" id="game-faults">No faults in this game.</p>'
-    items = []
-    for f in data["faults"]:
-        seat = f.get("seat")
-        who = data["players"][seat] if isinstance(seat, int) and 0 <= seat < len(
-            data["players"]) else "?"
-        where = f"round {f.get('round')}, turn {f.get('turn')}"
-        rnd, turn = f.get("round"), f.get("turn")
-        if isinstance(rnd, int) and isinstance(turn, int) and rnd and turn:
-            where = f'<a href="#r{rnd}t{turn}">{esc(where)}</a>'
-        else:
-            where = esc(where)
-        items.append(f"<li>{where}: seat {esc(seat)} ({esc(who)}) — "
-                     f'<span class="faulty">{esc(f.get("kind"))}</span>: '
-                     f'<span class="mono">{esc(f.get("detail", ""))}</span></li>')
-    return (f'<h2>Faults in this game ({len(items)})</h2><ul id="game-faults">'
-            + "".join(items) + "</ul>")
-
-
 def replay_page(site: Site, data: ReplayData) -> str:
     """One game's replay page; ``data`` is :func:`publish.replay.replay_data` output."""
-    dummy_seat = DUMMY_SEAT if data["dummy"] else None
+    dummy_seat = data.get("dummy_seat")
     links = [site.bot_href(n, "../") if n in site.slugs and s != dummy_seat else None
              for s, n in enumerate(data["players"])]
-    payload = {**data, "links": links}
-    players = " · ".join(esc(n) for n in data["players"])
-    variant = (" · variants: " + esc(", ".join(data["variant"]))) if data["variant"] else ""
-    dummy_note = ("; dashed: the card the dummy's controller gave the dummy (the controller's "
-                  "hand includes the card drawn from the dummy's pile)" if data["dummy"] else "")
-    body = f"""<h1>Game #{data["game"]}</h1>
-<p class="lead">{players} · seed <span class="mono">{esc(data["seed"])}</span>{variant}</p>
-<div class="controls">
-<button id="first" type="button" title="First turn (Home)">« First</button>
-<button id="prev" type="button" title="Previous turn (←)">◀ Prev</button>
-<button id="next" type="button" title="Next turn (→)">Next ▶</button>
-<button id="last" type="button" title="Final scores (End)">Last »</button>
-<input id="step" type="range" min="0" value="0" aria-label="step">
-<span id="count" class="dim"></span>
-</div>
-<div class="where" id="where"></div>
-<div class="banner" id="banner"></div>
-<div class="scroll" id="board"><p>This replay needs JavaScript.</p></div>
-{_game_faults(data)}
-<p class="note legend">Outlined: the card(s) each seat picked from its hand{dummy_note}. A
-green underline marks a nigiri placed on a wasabi (triple points). Keys: ← → step, Home/End
-jump.</p>
-{json_script("game-data", payload)}"""
-    return page(title=f"{site.heading} — game #{data['game']}", body=body, root="../",
-                here="Games", scripts=["replay.js"], heading=site.heading,
+    return page(title=f"{site.heading} — game #{data['game']}", body=replay_body(data, links),
+                root="../", here="Games", scripts=["replay.js"], heading=site.heading,
                 kind=site.kind, live=site.live)

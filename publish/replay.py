@@ -8,12 +8,12 @@ once the whole record has been checked.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, NotRequired, TypedDict
+from collections.abc import Iterable, Sequence
+from typing import NotRequired, TypedDict
 
-from engine import Card, ReplayStep, replay_steps, score_round
+from engine import Card, GameRecord, ReplayStep, replay_steps, score_round
 
-__all__ = ["CATEGORIES", "Frame", "Result", "ReplayData", "RecordFault", "replay_data",
+__all__ = ["CATEGORIES", "FaultJson", "Frame", "Result", "ReplayData", "replay_data",
            "breakdown"]
 
 #: Scoring categories shown at the end of a round: label and the cards scored together. Soy
@@ -45,9 +45,8 @@ def breakdown(tableaux: Sequence[Sequence[str]]) -> list[dict[str, int]]:
     return parts
 
 
-#: A fault as the record holds it (a JSON object: ``seat``, ``round``, ``turn``, ``kind``,
-#: ``detail``, whatever their types there).
-RecordFault = dict[str, object]
+#: A fault as the page's JSON holds it (:meth:`engine.RecordFault.to_json`).
+FaultJson = dict[str, object]
 
 
 class Frame(TypedDict):
@@ -86,7 +85,8 @@ class ReplayData(TypedDict):
     variant: list[str]
     directions: list[int]           #: passing direction of rounds 1 to 3
     dummy: bool
-    faults: list[RecordFault]
+    dummy_seat: NotRequired[int]    #: the dummy's seat (engine.DUMMY_SEAT), in the dummy variant
+    faults: list[FaultJson]
     frames: list[Frame]
     result: Result
 
@@ -117,31 +117,33 @@ def _frame(step: ReplayStep, faults: list[int]) -> Frame:
     return frame
 
 
-def replay_data(record: Mapping[str, Any], *, number: int) -> ReplayData:
+def replay_data(record: GameRecord, *, number: int) -> ReplayData:
     """The replay viewer's data for one game (JSON-ready); ``number`` is its game number.
 
     Raises :class:`engine.RecordError` if the record is inconsistent.
     """
-    steps = list(replay_steps(record, check_seed=False))   # every check done: a valid record
+    steps = list(replay_steps(record.to_json(), check_seed=False))  # every check done: valid
     rules = steps[0].before.rules
-    faults: list[RecordFault] = [dict(f) for f in record.get("faults", [])]
-    where: dict[tuple[object, object], list[int]] = {}
-    for i, f in enumerate(faults):
-        where.setdefault((f.get("round"), f.get("turn")), []).append(i)
-    return {
+    where: dict[tuple[int, int], list[int]] = {}
+    for i, f in enumerate(record.faults):
+        where.setdefault((f.round, f.turn), []).append(i)
+    data: ReplayData = {
         "game": number,
-        "seed": record.get("seed"),
-        "players": list(record["players"]),
-        "variant": list(record.get("variant", [])),
+        "seed": record.seed,
+        "players": list(record.players),
+        "variant": list(record.variant),
         "directions": [rules.direction(r) for r in (1, 2, 3)],
         "dummy": rules.dummy,
-        "faults": faults,
+        "faults": [f.to_json() for f in record.faults],
         "frames": [_frame(step, where.get((step.round, step.turn), [])) for step in steps],
         "result": {
-            "round_points": [list(rnd["points"]) for rnd in record["rounds"]],
-            "puddings": list(record["puddings"]),
-            "pudding_points": list(record["pudding_points"]),
-            "scores": list(record["scores"]),
-            "places": list(record["places"]),
+            "round_points": [list(rnd.points) for rnd in record.rounds],
+            "puddings": list(record.puddings),
+            "pudding_points": list(record.pudding_points),
+            "scores": list(record.scores),
+            "places": list(record.places),
         },
     }
+    if rules.dummy_seat is not None:   # what the viewer knows the dummy by
+        data["dummy_seat"] = rules.dummy_seat
+    return data

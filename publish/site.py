@@ -9,6 +9,9 @@ Layout of the output folder::
     games/game-000001.html     replay pages (a limited number by default)
     assets/                    site.css, sort.js, replay.js
 
+A single game record's site (:func:`write_record_site`) is its replay as ``index.html`` and
+the assets.
+
 Everything is a relative link to a local file, so the site works from ``file://`` and on any
 static host. A folder is only overwritten if an earlier ``arena publish`` made it.
 
@@ -25,15 +28,17 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from arena.textsafe import safe_text
+from arena import safe_text
 from engine import RecordError
 from publish.botpage import bot_page
 from publish.data import choose_replays, load_data, selected_records
 from publish.html import slugs
 from publish.pages import Site, games_page, index_page, replay_name, replay_page
 from publish.replay import replay_data
+from publish.replaypage import NotARecord, read_record, record_page
 
-__all__ = ["PublishError", "Published", "write_site", "DEFAULT_REPLAYS", "MARKER", "ASSETS"]
+__all__ = ["PublishError", "Published", "write_record_site", "write_site", "DEFAULT_REPLAYS",
+           "MARKER", "ASSETS"]
 
 #: Replay pages made by default (each is ~20-40 kB).
 DEFAULT_REPLAYS = 200
@@ -58,7 +63,7 @@ class Published:
     bytes: int
 
 
-def _prepare(out: Path) -> None:
+def _prepare(out: Path, folders: tuple[str, ...] = ("assets", "bots", "games")) -> None:
     if out.exists() and not out.is_dir():
         raise PublishError(f"{out} exists and is not a folder")
     if out.is_dir() and any(out.iterdir()) and not (out / MARKER).exists():
@@ -70,8 +75,14 @@ def _prepare(out: Path) -> None:
             shutil.rmtree(out / sub)
     (out / MARKER).write_text("made by arena publish; this folder is replaced on the next "
                               "publish\n", encoding="utf-8")
-    for sub in ("assets", "bots", "games"):
+    for sub in folders:
         (out / sub).mkdir()
+
+
+def _assets(out: Path) -> int:
+    assets = resources.files("publish") / "assets"
+    return sum(_write(out / "assets" / name, (assets / name).read_text(encoding="utf-8"))
+               for name in ASSETS)
 
 
 def _write(path: Path, text: str) -> int:
@@ -87,7 +98,7 @@ def write_site(directory: Path, out: Path, *, replays: int | None = DEFAULT_REPL
     """Write the site for the tournament or league in ``directory`` into ``out``.
 
     ``replays``: at most this many replay pages (None: one per game). Raises
-    :class:`PublishError` for an unusable output folder, and ``tournaments.store.StoreError``
+    :class:`PublishError` for an unusable output folder, and ``tournaments.StoreError``
     for an unusable tournament or league.
     """
     data = load_data(directory)
@@ -120,10 +131,21 @@ def write_site(directory: Path, out: Path, *, replays: int | None = DEFAULT_REPL
         size += _write(out / "bots" / f"{site.slugs[bot.name]}.html", bot_page(site, bot))
     size += _write(out / "games" / "index.html", games_page(site))
     size += _write(out / "index.html", index_page(site))
-    assets = resources.files("publish") / "assets"
-    for name in ASSETS:
-        size += _write(out / "assets" / name, (assets / name).read_text(encoding="utf-8"))
+    size += _assets(out)
     if warn:
         for line in skipped:
             print(f"warning: no replay for {line}", file=sys.stderr)
     return Published(out, len(data.bots), len(data.games), len(made), tuple(skipped), size)
+
+
+def write_record_site(record: Path, out: Path) -> Published:
+    """Write the replay of one game record (``arena play --record``, ``arena tournament
+    --records``) into ``out``: ``index.html`` and its assets. Raises :class:`PublishError`
+    for a file that is not a game record or an unusable output folder."""
+    try:
+        data = read_record(record)
+    except NotARecord as err:
+        raise PublishError(str(err)) from None
+    _prepare(out, ("assets",))
+    size = _write(out / "index.html", record_page(data, record.name)) + _assets(out)
+    return Published(out, len(data["players"]), 1, 1, (), size)

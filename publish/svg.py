@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html import escape as _html_escape
 
-from arena.textsafe import safe_text
+from arena import safe_text
 
 __all__ = ["PALETTE", "Series", "Band", "line_chart", "histogram", "nice_ticks", "downsample"]
 

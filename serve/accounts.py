@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Concatenate, ParamSpec, TypeVar
 
-from tournaments.league_store import DB_NAME
+from tournaments import LeagueStore
 
 __all__ = ["Accounts", "AccountError", "NAME_PATTERN", "Who"]
 
@@ -90,7 +90,8 @@ class Accounts:
 
     def __init__(self, directory: Path) -> None:
         # One connection shared by the server's threads, used under one lock.
-        self._conn = sqlite3.connect(directory / DB_NAME, timeout=30, check_same_thread=False)
+        self._conn = sqlite3.connect(directory / LeagueStore.DB_NAME, timeout=30,
+                                     check_same_thread=False)
         self._guard = threading.Lock()
         self._conn.execute("PRAGMA journal_mode = WAL")
         with self._conn:

@@ -24,14 +24,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from serve.service import MAX_UPLOAD, Competition, Refused
+from serve.service import Competition, Refused
 
 __all__ = ["make_app", "api_routes"]
 
 log = logging.getLogger("serve")
 
-#: A request body larger than this is refused before it is read (the file plus form overhead).
-MAX_BODY = MAX_UPLOAD + 64 * 1024
+#: What a request body may weigh beyond the largest upload (the form's own parts).
+FORM_OVERHEAD = 64 * 1024
 
 
 def error(status: int, message: str) -> JSONResponse:
@@ -57,10 +57,10 @@ async def _json_body(request: Request) -> dict[str, Any]:
     return body
 
 
-async def _limited_body(request: Request, limit: int) -> bytes:
+async def _limited_body(request: Request, limit: int, upload: int) -> bytes:
     """The request's body, refused (413) as soon as it passes ``limit`` bytes, whether or not
     it declared its length (a chunked upload never reaches the disk past the limit)."""
-    too_big = Refused(413, f"a bot file may have at most {MAX_UPLOAD} bytes")
+    too_big = Refused(413, f"an upload may have at most {upload} bytes")
     if int(request.headers.get("content-length") or 0) > limit:
         raise too_big
     chunks, size = [], 0
@@ -85,14 +85,14 @@ def api_routes(comp: Competition) -> list[BaseRoute]:
         return JSONResponse({"name": name, "token": token}, status_code=201)
 
     async def bots(request: Request) -> Response:
-        body = await _limited_body(request, MAX_BODY)
+        body = await _limited_body(request, comp.max_upload + FORM_OVERHEAD, comp.max_upload)
 
         async def replay() -> dict[str, Any]:
             return {"type": "http.request", "body": body, "more_body": False}
 
         try:
             form = await Request(request.scope, replay).form(
-                max_files=1, max_fields=4, max_part_size=MAX_UPLOAD)
+                max_files=1, max_fields=4, max_part_size=comp.max_upload)
         except MultiPartException as err:
             raise Refused(413 if "size" in str(err).lower() else 400,
                           f"bad upload: {err}") from None
@@ -101,7 +101,7 @@ def api_routes(comp: Competition) -> list[BaseRoute]:
         upload = form.get("file")
         if not isinstance(upload, UploadFile):
             raise Refused(400, 'send the bot as a multipart form field "file"')
-        data = await upload.read(MAX_UPLOAD + 1)
+        data = await upload.read(comp.max_upload + 1)
         name = form.get("name")
         result = await run_in_threadpool(
             comp.submit, who, data, name=name if isinstance(name, str) else None,
@@ -117,11 +117,15 @@ def api_routes(comp: Competition) -> list[BaseRoute]:
         result = await run_in_threadpool(comp.ranking)
         return JSONResponse(result.to_json())
 
+    async def limits(request: Request) -> Response:
+        return JSONResponse(await run_in_threadpool(comp.limits))
+
     return [
         Route("/api/participants", participants, methods=["POST"]),
         Route("/api/bots", bots, methods=["POST"]),
         Route("/api/bots/{name}/retire", retire, methods=["POST"]),
         Route("/api/ranking", ranking, methods=["GET"]),
+        Route("/api/limits", limits, methods=["GET"]),
     ]
 
 

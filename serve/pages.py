@@ -20,12 +20,12 @@ from starlette.routing import BaseRoute, Route
 from engine import RecordError
 from publish.botpage import bot_page
 from publish.data import TournamentData, load_data
-from publish.html import page, slugs
+from publish.html import esc, page, slugs
 from publish.pages import Site, games_page, index_page, replay_page
 from publish.replay import replay_data
 from publish.site import ASSETS
-from serve.service import MAX_UPLOAD, Competition, Refused
-from tournaments.league_store import LeagueStore
+from serve.service import Competition, Refused
+from tournaments import LeagueStore, packages_text
 
 __all__ = ["REFRESH_SECONDS", "LiveSite", "page_routes"]
 
@@ -81,15 +81,18 @@ class LiveSite:
 
 
 SUBMIT_BODY = """<h1>Submit a bot</h1>
-<p class="lead">Your bot is one Python file (see the bot API in the docs). It is checked in the
-sandbox first: if it loads and plays legal picks in time, it enters the league (as a new version
-when the name is yours already) and starts playing within a minute.</p>
+<p class="lead">Your bot is one Python file, or a folder holding <code>bot.py</code> and the
+data files it reads, packed as .zip or .tar.gz (see the bot API in the docs):
+<span id="limits">at most {mib} MiB and {files} files in all</span>. It may import the standard
+library, <code>engine</code> and {packages}. It is checked in the sandbox first: if it loads and
+plays legal picks in time, it enters the league (as a new version when the name is yours
+already) and starts playing within a minute.</p>
 <form id="submit" method="post" action="api/bots" enctype="multipart/form-data">
 <p><label>Your token <input name="token" type="password" required autocomplete="off"
   size="50"></label></p>
-<p><label>Bot file (.py, at most {limit} KiB) <input name="file" type="file" accept=".py"
-  required></label></p>
-<p><label>Name in the league (optional: the file's name) <input name="name"
+<p><label>Bot (a .py file, or a .zip, .tar.gz or .tgz of its folder) <input name="file"
+  type="file" accept=".py,.zip,.tar.gz,.tgz,.gz" required></label></p>
+<p><label>Name in the league (optional: the file's name without extension) <input name="name"
   pattern="[A-Za-z0-9][A-Za-z0-9_.\\-]{{0,39}}" size="30"></label></p>
 <p><button type="submit">Submit</button> <span id="status" role="status"></span></p>
 </form>
@@ -97,10 +100,13 @@ when the name is yours already) and starts playing within a minute.</p>
 <script src="assets/submit.js"></script>"""
 
 
-def submit_page(heading: str) -> str:
-    return page(title=f"{heading} — submit a bot", root="", here="Submit",
-                body=SUBMIT_BODY.format(limit=MAX_UPLOAD // 1024), heading=heading,
-                kind="league", live=True)
+def submit_page(heading: str, comp: Competition) -> str:
+    found = comp.packages()
+    shown = packages_text(found) if found is not None else "numpy"
+    body = SUBMIT_BODY.format(mib=f"{comp.bot_limits.max_bytes / (1 << 20):g}",
+                              files=comp.bot_limits.max_files, packages=esc(shown))
+    return page(title=f"{heading} — submit a bot", root="", here="Submit", body=body,
+                heading=heading, kind="league", live=True)
 
 
 def page_routes(comp: Competition) -> list[BaseRoute]:
@@ -139,7 +145,7 @@ def page_routes(comp: Competition) -> list[BaseRoute]:
 
     async def submit(request: Request) -> Response:
         site = await run_in_threadpool(live.site)
-        return HTMLResponse(submit_page(site.heading))
+        return HTMLResponse(await run_in_threadpool(submit_page, site.heading, comp))
 
     async def top(request: Request) -> Response:
         return RedirectResponse("/index.html")

@@ -1,16 +1,187 @@
-"""Tournaments: fair schedules, resumable parallel runs, TrueSkill ratings and ranking tables.
+"""Tournaments and leagues: fair schedules, resumable parallel runs, TrueSkill ratings and
+ranking tables.
 
-Modules, one idea each:
+This module is the package's public API; the packages above it (publish, serve, cli) import
+only from here (tests/test_layers.py checks it). Python users start with :mod:`tournaments.api`
+(``run_tournament``, ``play_game``), which the command line calls too.
 
-- ``schedule``: round-robin and balanced random tables, every seat rotation on one deal.
-- ``config``: a tournament's identity (bots with file hashes, seed, options).
-- ``store``: the SQLite database of finished games, one commit per game.
-- ``runner``: worker processes, each with one ``arena.pool.BotPool``, playing scheduled games.
-- ``rating``: TrueSkill through an explicit environment, replayed in schedule order.
-- ``stats`` and ``report``: per-bot figures, head-to-head, rank stability; ranking.json/md/csv.
-- ``tournament`` and ``cli``: ``arena tournament`` and ``arena rank``.
+Inside, by responsibility:
 
-Bot processes are ``arena``'s business: this package only calls ``arena.pool``.
+- :mod:`~tournaments.api` — requests as asked for (``TournamentRequest``, ``PlayRequest``),
+  resolved and checked once (:mod:`~tournaments.checks`); the Python API;
+- :mod:`~tournaments.settings` (one run's settings), :mod:`~tournaments.config` (a tournament's
+  stored identity), :mod:`~tournaments.schedule` (round robin and balanced random tables, every
+  seat rotation on one deal), :mod:`~tournaments.packages` (what bots may import);
+- :mod:`~tournaments.tournament` — plan, resume, play in parallel, store, rate, write tables;
+- :mod:`tournaments.executors` — where games are played: the ``Executor`` protocol, local
+  worker processes, Ray;
+- :mod:`tournaments.store` — the store core both kinds share, a tournament's and a league's
+  store, and the ``GameStore`` protocol that readers use;
+- :mod:`~tournaments.rating` (TrueSkill), :mod:`~tournaments.stats` (per-bot figures,
+  head-to-head, rank stability), :mod:`~tournaments.ranking` (the typed ``Ranking``),
+  :mod:`~tournaments.report` (ranking.json, .md, .csv and the terminal table),
+  :mod:`~tournaments.progress` (live progress);
+- leagues: :mod:`~tournaments.league` (batches of rounds), :mod:`~tournaments.league_config`,
+  :mod:`~tournaments.matchmaking`, :mod:`~tournaments.botcopies` (the league's copies of its
+  bots);
+- :mod:`~tournaments.fairness` — how evenly bots share the machine (``arena bench``);
+- :mod:`tournaments.compare` — ``arena compare``: two versions of a bot on duplicate deals,
+  until a sequential test decides (``compare_bots``, ``prepare_compare``).
+
+Bot processes are ``arena``'s business: this package only calls ``arena``'s public API.
+Names are imported on first use (PEP 562).
 """
 
-__all__: list[str] = []
+from __future__ import annotations
+
+import importlib
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from tournaments.api import (
+        PlayRequest,
+        PreparedGame,
+        PreparedTournament,
+        TournamentRequest,
+        play_game,
+        prepare_game,
+        prepare_tournament,
+        run_tournament,
+    )
+    from tournaments.checks import (
+        RequestError,
+        check_bots,
+        check_memory,
+        check_options,
+        check_packages,
+        check_runnable,
+    )
+    from tournaments.compare.comparison import Comparison
+    from tournaments.compare.deals import CompareError
+    from tournaments.compare.report import (
+        comparison_design,
+        comparison_progress,
+        comparison_summary,
+    )
+    from tournaments.compare.request import (
+        DEFAULT_AGAINST,
+        DEFAULT_MAX_GAMES,
+        CompareRequest,
+        PreparedCompare,
+        compare_bots,
+        prepare_compare,
+    )
+    from tournaments.compare.sprt import Verdict
+    from tournaments.config import FileList, TournamentConfig
+    from tournaments.executors.executor import Executor, GameOutcome, GameRequest, RunError
+    from tournaments.executors.kinds import ExecutorKind, check_executor, make_executor
+    from tournaments.executors.local import LocalExecutor
+    from tournaments.executors.ray import RayExecutor, RayUnavailable
+    from tournaments.fairness import SITUATIONS, core_share
+    from tournaments.league import (
+        DEFAULT_CONFIDENCE,
+        BatchReport,
+        LeagueError,
+        add_to_league,
+        new_league,
+        play_batch,
+    )
+    from tournaments.league_config import LeagueConfig
+    from tournaments.packages import AllowedPackage, packages_text
+    from tournaments.progress import ProgressView, format_duration, make_progress
+    from tournaments.ranking import BotRow, Ranking, ranking_json
+    from tournaments.rating import RatingPoint
+    from tournaments.report import (
+        rank_range,
+        ranking_csv,
+        ranking_markdown,
+        ranking_table,
+        write_rankings,
+    )
+    from tournaments.schedule import GAMES_PER_BOT, ScheduleKind
+    from tournaments.settings import DEFAULT_PLAYERS, random_seed
+    from tournaments.store.database import StoredGame, StoreError
+    from tournaments.store.entries import Entry
+    from tournaments.store.league import LeagueStore, is_league
+    from tournaments.store.results import GameStore, open_store, rank_directory, stored_kind
+    from tournaments.store.tournament import TournamentStore
+    from tournaments.tournament import LOG_NAME, Plan
+
+#: Each public name and the module it comes from.
+_EXPORTS: dict[str, str] = {
+    **dict.fromkeys(("PlayRequest", "PreparedGame", "PreparedTournament", "TournamentRequest",
+                     "play_game", "prepare_game", "prepare_tournament", "run_tournament"),
+                    "tournaments.api"),
+    **dict.fromkeys(("MIN_MEMORY_MB", "RequestError", "check_bots", "check_memory",
+                     "check_options", "check_packages", "check_runnable"),
+                    "tournaments.checks"),
+    "Comparison": "tournaments.compare.comparison",
+    "CompareError": "tournaments.compare.deals",
+    **dict.fromkeys(("comparison_design", "comparison_progress", "comparison_summary"),
+                    "tournaments.compare.report"),
+    **dict.fromkeys(("DEFAULT_AGAINST", "DEFAULT_MAX_GAMES", "CompareRequest",
+                     "PreparedCompare", "compare_bots", "prepare_compare"),
+                    "tournaments.compare.request"),
+    "Verdict": "tournaments.compare.sprt",
+    **dict.fromkeys(("FileList", "TournamentConfig"), "tournaments.config"),
+    **dict.fromkeys(("Executor", "GameOutcome", "GameRequest", "RunError"),
+                    "tournaments.executors.executor"),
+    **dict.fromkeys(("ExecutorKind", "check_executor", "make_executor"),
+                    "tournaments.executors.kinds"),
+    "LocalExecutor": "tournaments.executors.local",
+    **dict.fromkeys(("RayExecutor", "RayUnavailable"), "tournaments.executors.ray"),
+    **dict.fromkeys(("SITUATIONS", "core_share"), "tournaments.fairness"),
+    **dict.fromkeys(("DEFAULT_CONFIDENCE", "BatchReport", "LeagueError", "add_to_league",
+                     "new_league", "play_batch"), "tournaments.league"),
+    "LeagueConfig": "tournaments.league_config",
+    **dict.fromkeys(("AllowedPackage", "packages_text"), "tournaments.packages"),
+    **dict.fromkeys(("ProgressView", "format_duration", "make_progress"),
+                    "tournaments.progress"),
+    **dict.fromkeys(("BotRow", "Ranking", "ranking_json"), "tournaments.ranking"),
+    "RatingPoint": "tournaments.rating",
+    **dict.fromkeys(("rank_range", "ranking_csv", "ranking_markdown", "ranking_table",
+                     "write_rankings"), "tournaments.report"),
+    **dict.fromkeys(("GAMES_PER_BOT", "ScheduleKind"), "tournaments.schedule"),
+    **dict.fromkeys(("DEFAULT_PLAYERS", "random_seed"), "tournaments.settings"),
+    **dict.fromkeys(("StoredGame", "StoreError"), "tournaments.store.database"),
+    "Entry": "tournaments.store.entries",
+    **dict.fromkeys(("LeagueStore", "is_league"), "tournaments.store.league"),
+    **dict.fromkeys(("GameStore", "open_store", "rank_directory", "stored_kind"),
+                    "tournaments.store.results"),
+    "TournamentStore": "tournaments.store.tournament",
+    **dict.fromkeys(("LOG_NAME", "Plan"), "tournaments.tournament"),
+}
+
+__all__ = [
+    "AllowedPackage", "BatchReport", "BotRow", "CompareError", "CompareRequest", "Comparison",
+    "DEFAULT_AGAINST", "DEFAULT_CONFIDENCE", "DEFAULT_MAX_GAMES", "DEFAULT_PLAYERS", "Entry",
+    "PreparedCompare", "Verdict", "compare_bots", "comparison_design", "comparison_progress",
+    "comparison_summary", "prepare_compare",
+    "Executor", "ExecutorKind", "FileList", "GAMES_PER_BOT", "GameOutcome",
+    "GameRequest", "GameStore", "LOG_NAME", "LeagueConfig", "LeagueError", "LeagueStore",
+    "LocalExecutor", "MIN_MEMORY_MB", "Plan", "PlayRequest", "PreparedGame", "PreparedTournament",
+    "ProgressView", "Ranking", "RatingPoint", "RayExecutor", "RayUnavailable", "RequestError",
+    "RunError", "SITUATIONS", "ScheduleKind", "StoreError", "StoredGame", "TournamentConfig",
+    "TournamentRequest", "TournamentStore", "add_to_league", "check_bots", "check_executor",
+    "check_memory", "check_options", "check_packages", "check_runnable", "core_share",
+    "format_duration", "is_league", "make_executor", "make_progress", "new_league", "open_store",
+    "packages_text", "play_batch", "play_game", "prepare_game", "prepare_tournament", "random_seed",
+    "rank_directory", "rank_range", "ranking_csv", "ranking_json", "ranking_markdown",
+    "ranking_table", "run_tournament", "stored_kind", "write_rankings",
+]
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'tournaments' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

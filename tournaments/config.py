@@ -1,4 +1,5 @@
-"""What makes a tournament itself: its bots (with file hashes), seed, table sizes and options.
+"""What makes a tournament itself: its bots (with the hashes of their files), seed, table sizes
+and options.
 
 The identity is stored with the games; a later run may only add games to a database whose
 identity is its own, so results of different tournaments are never mixed. The one exception is
@@ -14,12 +15,33 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from engine import Rules, Variant, parse_variants
 from tournaments.schedule import ScheduledGame, ScheduleKind, build_schedule
 
-__all__ = ["BotEntry", "TournamentConfig", "cycles_change", "file_sha256", "identity_mismatch"]
+__all__ = ["BotEntry", "TournamentConfig", "cycles_change", "file_sha256", "identity_mismatch",
+           "json_int", "json_list", "json_number"]
+
+
+def json_int(value: object) -> int:
+    """An integer read from JSON (``ValueError`` for anything else, a bool too)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise ValueError(f"not an integer: {value!r:.40}")
+
+
+def json_number(value: object) -> float:
+    """A number read from JSON, as a float (``ValueError`` for anything else)."""
+    if isinstance(value, float):
+        return value
+    return float(json_int(value))
+
+
+def json_list(value: object) -> list[object]:
+    """A list read from JSON (``ValueError`` for anything else)."""
+    if isinstance(value, list):
+        return value
+    raise ValueError(f"not a list: {value!r:.40}")
 
 
 def file_sha256(path: Path) -> str:
@@ -27,12 +49,35 @@ def file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+#: A folder bot's files as its identity lists them: (relative path, size in bytes), by path.
+FileList = tuple[tuple[str, int], ...]
+
+
 @dataclass(frozen=True, slots=True)
 class BotEntry:
-    """A bot as the tournament knows it: its display name and the hash of its file."""
+    """A bot as the tournament knows it: its display name and its digest
+    (:attr:`arena.pool.BotFiles.digest`: a ``.py`` file's sha256, a folder's hash of all its
+    files), with a folder bot's file listing (for its page; the digest covers it)."""
 
     name: str
     sha256: str
+    files: FileList | None = None
+
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = {"name": self.name, "sha256": self.sha256}
+        if self.files is not None:
+            data["files"] = [[path, size] for path, size in self.files]
+        return data
+
+    @classmethod
+    def from_json(cls, data: object) -> BotEntry:
+        """The entry as the identity stores it (``ValueError``/``KeyError`` if it is not)."""
+        if not isinstance(data, Mapping):
+            raise ValueError(f"not a bot: {data!r:.40}")
+        files = data.get("files")
+        listing = None if files is None else tuple(
+            (str(path), json_int(size)) for path, size in (json_list(f) for f in json_list(files)))
+        return cls(str(data["name"]), str(data["sha256"]), listing)
 
 
 @dataclass(frozen=True)
@@ -47,6 +92,8 @@ class TournamentConfig:
     games: int | None = None
     variant: tuple[Variant, ...] = ()
     move_time: float = 1.0
+    #: Packages bots may import besides those every bot may (``--allow-package``, normalised).
+    packages: tuple[str, ...] = ()
     _games_cache: list[ScheduledGame] = field(default_factory=list, compare=False, repr=False)
 
     @property
@@ -72,9 +119,10 @@ class TournamentConfig:
         return self._games_cache
 
     def identity(self) -> dict[str, object]:
-        """The JSON-ready identity stored with the games."""
-        return {
-            "bots": [{"name": b.name, "sha256": b.sha256} for b in self.bots],
+        """The JSON-ready identity stored with the games (``packages`` only when some were
+        allowed, so a tournament stored before packages existed keeps its identity)."""
+        identity: dict[str, object] = {
+            "bots": [b.to_json() for b in self.bots],
             "players": list(self.players),
             "cycles": self.cycles,
             "seed": self.seed,
@@ -83,59 +131,73 @@ class TournamentConfig:
             "variant": list(self.variant_names),
             "move_time": self.move_time,
         }
+        if self.packages:
+            identity["packages"] = list(self.packages)
+        return identity
 
     def identity_json(self) -> str:
         """The identity as canonical JSON text."""
         return json.dumps(self.identity(), sort_keys=True, separators=(",", ":"))
 
     @classmethod
-    def from_identity(cls, data: Mapping[str, Any]) -> TournamentConfig:
+    def from_identity(cls, data: Mapping[str, object]) -> TournamentConfig:
         """The configuration a stored identity describes (``KeyError``/``ValueError`` if bad)."""
         return cls(
-            bots=tuple(BotEntry(str(b["name"]), str(b["sha256"])) for b in data["bots"]),
-            players=tuple(int(n) for n in data["players"]),
-            cycles=int(data["cycles"]),
-            seed=int(data["seed"]),
-            schedule=ScheduleKind(data["schedule"]),
-            games=None if data["games"] is None else int(data["games"]),
-            variant=parse_variants(str(v) for v in data["variant"]),
-            move_time=float(data["move_time"]),
+            bots=tuple(BotEntry.from_json(b) for b in json_list(data["bots"])),
+            players=tuple(json_int(n) for n in json_list(data["players"])),
+            cycles=json_int(data["cycles"]),
+            seed=json_int(data["seed"]),
+            schedule=ScheduleKind(str(data["schedule"])),
+            games=None if data["games"] is None else json_int(data["games"]),
+            variant=parse_variants(str(v) for v in json_list(data["variant"])),
+            move_time=json_number(data["move_time"]),
+            packages=tuple(str(p) for p in json_list(data.get("packages", []))),
         )
 
 
 def _describe(value: object) -> str:
+    if value is None:
+        return "none"
     if isinstance(value, list) and value and isinstance(value[0], dict):
-        return ", ".join(str(v.get("name")) for v in value)
+        return ", ".join(str(v.get("name")) for v in _bots(value))
     if isinstance(value, list):
         return ", ".join(str(v) for v in value) or "none"
     return str(value)
 
 
-def identity_mismatch(stored: Mapping[str, Any], wanted: Mapping[str, Any]) -> str | None:
+def _bots(value: object) -> list[Mapping[str, object]]:
+    """An identity's bots (as JSON objects)."""
+    return [b for b in value if isinstance(b, Mapping)] if isinstance(value, list) else []
+
+
+def identity_mismatch(stored: Mapping[str, object], wanted: Mapping[str, object]
+                      ) -> str | None:
     """A short phrase naming the first difference between two identities, or None if equal."""
     names = {
         "bots": "bots", "players": "--players", "cycles": "--cycles", "seed": "--seed",
         "schedule": "--schedule", "games": "--games", "variant": "--variant",
-        "move_time": "--move-time"}
-    for key in ("bots", "seed", "players", "cycles", "schedule", "games", "variant", "move_time"):
+        "move_time": "--move-time", "packages": "--allow-package"}
+    for key in ("bots", "seed", "players", "cycles", "schedule", "games", "variant", "move_time",
+                "packages"):
         old, new = stored.get(key), wanted.get(key)
         if old == new:
             continue
         if key == "bots":
-            old_names = [b.get("name") for b in old or []]
-            new_names = [b.get("name") for b in new or []]
+            old_names = [b.get("name") for b in _bots(old)]
+            new_names = [b.get("name") for b in _bots(new)]
             if old_names == new_names:
-                changed = [b["name"] for b, c in zip(old or [], new or [], strict=False)
-                           if b != c]
-                return f"bot file {', '.join(changed)} changed since it was stored"
+                changed = [f"{'folder' if 'files' in b else 'file'} {b['name']}"
+                           for b, c in zip(_bots(old), _bots(new), strict=False) if b != c]
+                return f"bot {', '.join(changed)} changed since it was stored"
         return f"{names[key]} is {_describe(old)} there, {_describe(new)} here"
-    extra = set(stored) ^ set(wanted)
+    extra = (set(stored) ^ set(wanted)) - {"packages"}
     if extra:
         return f"stored fields differ: {', '.join(sorted(extra))}"
     return None
 
 
-def cycles_change(stored: Mapping[str, Any], wanted: Mapping[str, Any]) -> tuple[int, int] | None:
+def cycles_change(stored: Mapping[str, object], wanted: Mapping[str, object]
+                  ) -> tuple[int, int] | None:
     """``(stored cycles, wanted cycles)`` when two identities' cycles differ, else None.
 
     Only the cycles differing is no different tournament (more extend it, fewer would drop

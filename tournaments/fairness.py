@@ -1,11 +1,10 @@
 """Fair compute, measured: the share of a core a thinking bot gets, in real tournament runs.
 
-A probe bot (``arena/probes/thinker.py``) spins for 60% of its move time on every pick and logs
-its CPU time over the wall time meanwhile. :func:`core_share` plays short runs of 4-player
+A probe bot (``arena/tools/probes/thinker.py``) spins for 60% of its move time on every pick and
+logs its CPU time over the wall time meanwhile. :func:`core_share` plays short runs of 4-player
 games in the situations that used to starve it (among quick bots, at a table of probes, next to
 a bot that spins a thread between its turns) on the real worker pool, and reports the share's
-mean and 5th percentile, and how busy the machine's cores were over the run.
-"""
+mean and 5th percentile, and how busy the machine's cores were over the run."""
 
 from __future__ import annotations
 
@@ -16,15 +15,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.pool import ArenaOptions, BotSpec
-from arena.sandbox import SandboxMode
-from arena.slots import usable_cores
-from tournaments.games import GameOutcome, GameRequest
-from tournaments.runner import LocalExecutor
+from arena import ArenaOptions, BotSpec, SandboxMode, usable_cores
+from tournaments.executors.executor import GameOutcome, GameRequest
+from tournaments.executors.local import LocalExecutor
 
 __all__ = ["PROBES", "SITUATIONS", "Share", "core_share"]
 
-PROBES = Path(__file__).resolve().parents[1] / "arena" / "probes"
+PROBES = Path(__file__).resolve().parents[1] / "arena" / "tools" / "probes"
 #: Situation name -> (bots at the 4-player table, workers: None = the default).
 SITUATIONS: dict[str, tuple[tuple[str, ...], int | None]] = {
     "among quick bots, 1 worker": (("thinker", "quick", "quick", "quick"), 1),

@@ -20,24 +20,29 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.pool import BotSpec
-from tournaments.games import Executor, GameOutcome, GameRequest, Rounds, rounds
-from tournaments.league_store import Batch, Entry, LeagueConfig, LeagueStore, PlannedGame
-from tournaments.matchmaking import Candidate, MatchError, check_field, choose_tables, confident
-from tournaments.progress import NoProgress, ProgressView
-from tournaments.ranking import (
-    EntryInfo,
-    LeagueSummary,
-    Ranking,
-    TournamentSummary,
-    rank_games,
+from arena import BotFiles, BotFilesError, BotLimits, BotSpec, check_name, read_bot
+from engine import Variant
+from tournaments.checks import (
+    RequestError,
+    check_bots,
+    check_move_time,
+    check_packages,
+    check_variants,
 )
+from tournaments.executors.executor import Executor, GameOutcome, GameRequest, Rounds, rounds
+from tournaments.league_config import LeagueConfig
+from tournaments.matchmaking import Candidate, MatchError, check_field, choose_tables, confident
+from tournaments.packages import AllowedPackage
+from tournaments.progress import NoProgress, ProgressView
 from tournaments.rating import Ratings
-from tournaments.stats import GameFacts
-from tournaments.store import StoredGame, StoreError
+from tournaments.settings import DEFAULT_PLAYERS, random_seed
+from tournaments.store.batches import Batch, PlannedGame
+from tournaments.store.database import StoredGame
+from tournaments.store.entries import Entry
+from tournaments.store.league import LeagueStore
 
-__all__ = ["DEFAULT_CONFIDENCE", "BatchReport", "LeagueError", "league_ranking", "league_seed",
-           "play_batch", "round_tables"]
+__all__ = ["DEFAULT_CONFIDENCE", "BatchReport", "LeagueError", "add_files", "add_to_league",
+           "league_seed", "new_league", "play_batch", "read_entry", "round_tables"]
 
 #: ``run --until-confident`` without ``--confidence``.
 DEFAULT_CONFIDENCE = 0.9
@@ -66,7 +71,7 @@ def league_seed(seed: int, deal: int) -> int:
 
 def bot_specs(store: LeagueStore, entries: Sequence[Entry]) -> list[BotSpec]:
     """Every entry as the arena runs it (by entry id): its label and the league's copy."""
-    return [BotSpec(e.label, store.bot_file(e)) for e in entries]
+    return [BotSpec(e.label, store.entries.copy(e)) for e in entries]
 
 
 def _candidates(entries: Sequence[Entry], ratings: Ratings, deals: Sequence[int]
@@ -93,8 +98,8 @@ def play_batch(store: LeagueStore, executor: Executor, *, games: int,
     """Finish the unfinished batch if there is one, else start a batch of ``games`` games
     (stopping early once the leaderboard is ordered with ``confidence``)."""
     config = store.config()
-    entries = store.entries()
-    batch = store.open_batch()
+    entries = store.entries.all()
+    batch = store.batches.unfinished()
     resumed = batch is not None
     if batch is None:
         try:
@@ -103,7 +108,7 @@ def play_batch(store: LeagueStore, executor: Executor, *, games: int,
                             size)
         except MatchError as err:
             raise LeagueError(str(err)) from None
-        batch = store.start_batch(games, confidence)
+        batch = store.batches.start(games, confidence)
     bots = bot_specs(store, entries)
     active = [e.id for e in entries if e.active]
     ratings = Ratings(len(entries))
@@ -112,13 +117,13 @@ def play_batch(store: LeagueStore, executor: Executor, *, games: int,
     unrated = {g.index: g for g in store.games()}
     deals = [0] * len(entries)
     seen_deals: set[int] = set()
-    for game in store.planned():
+    for game in store.batches.planned():
         if game.deal not in seen_deals:
             seen_deals.add(game.deal)
             for b in set(game.seats):
                 deals[b] += 1
     progress = progress if progress is not None else NoProgress()
-    in_batch = store.planned(batch.id)
+    in_batch = store.batches.planned(batch.id)
     played_before = sum(1 for g in in_batch if g.index in unrated)
     progress.start(max(batch.games, len(in_batch)), played_before)
     played = 0
@@ -126,7 +131,7 @@ def play_batch(store: LeagueStore, executor: Executor, *, games: int,
     try:
         with rounds(executor, bots, config.variant) as session:
             while True:
-                unplayed = store.unplayed()
+                unplayed = store.batches.unplayed()
                 if unplayed:
                     leader = bots[ratings.leader(active)].name if active else ""
                     for result in _play(store, session, bots, unplayed, progress,
@@ -138,31 +143,31 @@ def play_batch(store: LeagueStore, executor: Executor, *, games: int,
                     result = unrated[index]
                     ratings.add(result.seats, result.places[:len(result.seats)])
                 unrated.clear()
-                planned = len(store.planned(batch.id))
+                planned = len(store.batches.planned(batch.id))
                 cands = _candidates(entries, ratings, deals)
                 if planned >= batch.games:
                     outcome = "done"
                 elif batch.confidence is not None and confident(cands, batch.confidence):
                     outcome = "confident"
                 if outcome:
-                    store.finish_batch(batch, outcome)
+                    store.batches.finish(batch, outcome)
                     break
                 _plan_round(store, config, batch, cands, planned, deals)
     finally:
         progress.close()
-    return BatchReport(batch.id, len(store.planned(batch.id)), played, outcome, resumed)
+    return BatchReport(batch.id, len(store.batches.planned(batch.id)), played, outcome, resumed)
 
 
 def _plan_round(store: LeagueStore, config: LeagueConfig, batch: Batch,
                 cands: Sequence[Candidate], planned: int, deals: list[int]) -> None:
-    earlier = {g.round for g in store.planned(batch.id)}
+    earlier = {g.round for g in store.batches.planned(batch.id)}
     round_no = max(earlier) + 1 if earlier else 0
     try:
         size, tables = round_tables(config, cands, batch=batch.id, round_no=round_no,
                                     left=batch.games - planned)
     except MatchError as err:
         raise LeagueError(str(err)) from None
-    index, deal = store.next_index()
+    index, deal = store.batches.next_index()
     new: list[PlannedGame] = []
     for table in tables:
         seed = league_seed(config.seed, deal)
@@ -173,7 +178,7 @@ def _plan_round(store: LeagueStore, config: LeagueConfig, batch: Batch,
         for b in set(table):
             deals[b] += 1
         deal += 1
-    store.plan(new)
+    store.batches.plan(new)
 
 
 def _play(store: LeagueStore, session: Rounds, bots: Sequence[BotSpec],
@@ -185,12 +190,7 @@ def _play(store: LeagueStore, session: Rounds, bots: Sequence[BotSpec],
 
     def on_finished(outcome: GameOutcome) -> None:
         game = by_index[outcome.index]
-        store.add(game, outcome)
-        record = outcome.record
-        finished[game.index] = StoredGame(game.index, game.seed, game.seats,
-                                          record["scores"], record["places"],
-                                          record.get("faults", []), outcome.seconds,
-                                          list(outcome.pick_seconds))
+        finished[game.index] = store.add(game, outcome)
         progress.update(done + len(finished), leader)
 
     requests = [GameRequest(g.index, g.seats, g.seed) for g in games]
@@ -198,39 +198,75 @@ def _play(store: LeagueStore, session: Rounds, bots: Sequence[BotSpec],
     return [finished[i] for i in sorted(finished)]
 
 
-def league_ranking(store: LeagueStore, *, history: bool = False) -> Ranking:
-    """The league's leaderboard: active entries ranked, retired ones and old versions apart."""
-    config = store.config()
-    entries = store.entries()
-    planned = {g.index: g for g in store.planned()}
-    stored = store.games()
-    facts = []
-    for game in stored:
-        plan = planned.get(game.index)
-        if plan is None or plan.seats != game.seats or plan.seed != game.seed:
-            raise StoreError(f"{store.path} is damaged (game {game.index} was not planned so)")
-        n = len(game.seats)
-        kinds = tuple((int(f.get("seat", -1)), str(f.get("kind"))) for f in game.faults)
-        facts.append(GameFacts(game.seats, tuple(game.places[:n]), tuple(game.scores[:n]),
-                               kinds, plan.deal))
-    summary = TournamentSummary(config.players, 0, config.seed, "league", None,
-                                config.variant_names, config.move_time)
-    league = LeagueSummary(len(entries), sum(e.active for e in entries), store.batches(),
-                           len(planned) - len(stored))
-    return rank_games([e.label for e in entries], stored, facts, seed=config.seed,
-                      summary=summary, planned=len(planned), history=history,
-                      entries=[EntryInfo(e.version, e.author, e.status) for e in entries],
-                      league=league)
+def read_entry(path: Path, limits: BotLimits) -> BotFiles:
+    """A bot's files, read and checked to enter a league: within ``limits``, its ``.py`` (a
+    folder's ``bot.py``) UTF-8 Python that compiles; :class:`LeagueError` (one line) if not."""
+    try:
+        files = read_bot(path, limits=limits)
+        text = files.source()
+    except BotFilesError as err:
+        raise LeagueError(str(err)) from None
+    except OSError as err:
+        raise LeagueError(f"cannot read {path}: {err.strerror or err}") from None
+    where = str(path) if files.kind == "file" else f"{path}: {files.entry}"
+    try:
+        compile(text, where, "exec", dont_inherit=True)
+    except SyntaxError as err:
+        raise LeagueError(f"{where} is not valid Python (line {err.lineno}: {err.msg})") \
+            from None
+    except ValueError as err:  # a NUL byte
+        raise LeagueError(f"{where} is not valid Python ({err})") from None
+    return files
 
 
 def add_files(store: LeagueStore, specs: Sequence[BotSpec], author: str | None
               ) -> list[tuple[Entry, str]]:
-    """Enter each bot file (its bytes now: later edits change nothing until added again)."""
-    out = []
-    for spec in specs:
+    """Enter each bot (its files now: later edits change nothing until added again). Every
+    bot is read and checked (:func:`read_entry`, within the league's limits) before any is
+    entered: one that cannot be used enters none."""
+    limits = store.config().bot_limits
+    found = [(spec.name, read_entry(Path(spec.path), limits)) for spec in specs]
+    return [store.entries.add(name, files, author) for name, files in found]
+
+
+# ---------------------------------------------------------------------- requests
+def new_league(directory: Path, *, players: Sequence[int] = (), seed: int | None = None,
+               move_time: float = 1.0, variant: Sequence[str] = (),
+               packages: Sequence[str] = (), bot_limits: BotLimits | None = None
+               ) -> tuple[LeagueConfig, tuple[AllowedPackage, ...]]:
+    """Create an empty league in ``directory`` (``arena league new``): its config and what its
+    bots may import. :class:`RequestError` (one line) for a bad value, ``StoreError`` for a
+    folder that holds anything else."""
+    chosen = check_variants(variant)
+    extra, allowed = check_packages(packages)
+    dummy = Variant.TWO_PLAYER_DUMMY in chosen
+    sizes = tuple(sorted(set(players or [2 if dummy else DEFAULT_PLAYERS])))
+    for n in sizes:
+        if not 2 <= n <= 5:
+            raise RequestError(f"--players must be between 2 and 5, not {n}")
+    if dummy and sizes != (2,):
+        raise RequestError("--variant two-player-dummy needs --players 2")
+    config = LeagueConfig(players=sizes, seed=random_seed() if seed is None else seed,
+                          variant=chosen, move_time=check_move_time(move_time), packages=extra,
+                          bot_limits=bot_limits or BotLimits())
+    with LeagueStore.create(directory, config) as store:
+        store.set_packages(allowed)
+    return config, allowed
+
+
+def add_to_league(directory: Path, bots: Sequence[str], *, author: str | None = None
+                  ) -> list[tuple[Entry, str]]:
+    """Enter ``bots`` in the league in ``directory`` (``arena league add``): ``(entry, what)``
+    per bot, ``what`` as :meth:`tournaments.store.entries.Entries.add` says. Every bot is
+    resolved, read and checked within the league's limits first: if one cannot be used, none
+    is entered (:class:`RequestError`; ``StoreError`` for a folder that is no league)."""
+    if author is not None:
+        reason = check_name(author)
+        if reason is not None:
+            raise RequestError(f"--author: {reason}")
+    with LeagueStore.open(directory, write=True) as store:
+        specs = check_bots(bots, store.config().bot_limits)
         try:
-            source = Path(spec.path).read_bytes()
-        except OSError as err:
-            raise LeagueError(f"cannot read {spec.path}: {err.strerror}") from None
-        out.append(store.add_entry(spec.name, source, author))
-    return out
+            return add_files(store, specs, author)
+        except LeagueError as err:
+            raise RequestError(str(err)) from None

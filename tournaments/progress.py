@@ -1,4 +1,5 @@
-"""Live progress of a running tournament: games done, games/s, ETA and the current leader.
+"""Live progress of a running tournament: games done, games/s, the time left and the current
+leader (the rate and the time left once measured, never guessed).
 
 A rich progress bar on a terminal; plain lines (at most one every few seconds) otherwise.
 """
@@ -7,16 +8,17 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from typing import Protocol, TextIO
 
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn
 
-from arena.textsafe import safe_text
+from arena import safe_text
 
-__all__ = ["ProgressView", "make_progress", "format_duration", "PlainProgress", "RichProgress",
-           "NoProgress"]
+__all__ = ["Estimate", "ProgressView", "make_progress", "format_duration", "PlainProgress",
+           "RichProgress", "NoProgress"]
 
 
 def format_duration(seconds: float) -> str:
@@ -29,33 +31,51 @@ def format_duration(seconds: float) -> str:
     return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
 
 
+#: The time a run has left, or None while it cannot be told (:class:`TimeLeft`'s seconds).
+Estimate = Callable[[], float | None]
+#: Games finished after the first one before a rate is shown (the first ones finish together).
+RATE_GAMES = 3
+
+
 class ProgressView(Protocol):
     """What the tournament tells the user while games finish."""
 
-    def start(self, total: int, done: int) -> None: ...
+    def start(self, total: int, done: int, estimate: Estimate | None = None) -> None: ...
     def update(self, done: int, leader: str) -> None: ...
     def close(self) -> None: ...
 
 
 class _Rate:
-    """Games per second and ETA over this session's games."""
+    """Games per second since the first game this session finished (not since the start:
+    starting the workers is no game's time), and the time left: ``estimate``'s when given,
+    else from the rate. Nothing is shown before it is measured."""
 
-    def __init__(self, total: int, done: int) -> None:
-        self.total, self.first, self.t0 = total, done, time.monotonic()
+    def __init__(self, total: int, done: int, estimate: Estimate | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.total, self.estimate, self.clock = total, estimate, clock
+        self.first: tuple[float, int] | None = None
 
     def figures(self, done: int) -> tuple[str, str]:
-        elapsed = time.monotonic() - self.t0
-        played = done - self.first
-        if played <= 0 or elapsed <= 0:
-            return "– games/s", "ETA –"
-        rate = played / elapsed
-        return f"{rate:.1f} games/s", f"ETA {format_duration((self.total - done) / rate)}"
+        """The rate (``2.5 games/s``) and the time left (``ETA 1m05s``), each "" while
+        unknown."""
+        now = self.clock()
+        if self.first is None:
+            self.first = (now, done)
+        since, first = self.first
+        played, elapsed = done - first, now - since
+        rate = played / elapsed if played >= RATE_GAMES and elapsed > 0 else None
+        if self.estimate is not None:
+            left = self.estimate()
+        else:
+            left = None if rate is None else (self.total - done) / rate
+        return ("" if rate is None else f"{rate:.1f} games/s",
+                "" if left is None else f"ETA {format_duration(left)}")
 
 
 class NoProgress:
     """Shows nothing (``--quiet``)."""
 
-    def start(self, total: int, done: int) -> None:
+    def start(self, total: int, done: int, estimate: Estimate | None = None) -> None:
         pass
 
     def update(self, done: int, leader: str) -> None:
@@ -68,23 +88,25 @@ class NoProgress:
 class PlainProgress:
     """One line per ``every`` seconds, and one at the end, for logs and pipes."""
 
-    def __init__(self, stream: TextIO | None = None, *, every: float = 5.0) -> None:
+    def __init__(self, stream: TextIO | None = None, *, every: float = 5.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.stream = stream if stream is not None else sys.stdout
         self.every = every
+        self.clock = clock
         self._rate: _Rate | None = None
         self._last = 0.0
         self._line = ""
 
-    def start(self, total: int, done: int) -> None:
-        self._rate = _Rate(total, done)
-        self._last = time.monotonic()
+    def start(self, total: int, done: int, estimate: Estimate | None = None) -> None:
+        self._rate = _Rate(total, done, estimate, self.clock)
+        self._last = self.clock()
 
     def update(self, done: int, leader: str) -> None:
         assert self._rate is not None
-        rate, eta = self._rate.figures(done)
-        self._line = (f"{done}/{self._rate.total} games  {rate}  {eta}  "
-                      f"leader: {safe_text(leader)}")
-        now = time.monotonic()
+        figures = [f for f in self._rate.figures(done) if f]
+        self._line = "  ".join([f"{done}/{self._rate.total} games", *figures,
+                                f"leader: {safe_text(leader)}"])
+        now = self.clock()
         if now - self._last >= self.every or done == self._rate.total:
             self._last = now
             print(self._line, file=self.stream, flush=True)
@@ -107,8 +129,8 @@ class RichProgress:
         self._task = self._progress.add_task("games", total=1, rate="", eta="", leader="–")
         self._rate: _Rate | None = None
 
-    def start(self, total: int, done: int) -> None:
-        self._rate = _Rate(total, done)
+    def start(self, total: int, done: int, estimate: Estimate | None = None) -> None:
+        self._rate = _Rate(total, done, estimate)
         self._progress.update(self._task, total=total, completed=done)
         self._progress.start()
 

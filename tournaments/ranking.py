@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from tournaments.config import TournamentConfig
+from tournaments.packages import AllowedPackage
 from tournaments.rating import TRUESKILL_PARAMS, RatingPoint, Ratings, exposed_value
 from tournaments.schedule import ScheduledGame
 from tournaments.stats import (
@@ -25,7 +26,7 @@ from tournaments.stats import (
     head_to_head,
     time_stats,
 )
-from tournaments.store import StoredGame, StoreError
+from tournaments.store.database import StoredGame, StoreError
 
 __all__ = ["RANKING_FORMAT", "BotRow", "EntryInfo", "LeagueSummary", "Meeting", "Ranking",
            "TournamentSummary", "build_ranking", "game_facts", "rank_games", "ranking_json"]
@@ -153,6 +154,9 @@ class Ranking:
     #: A league's retired entries and old versions (their games stay in the history).
     retired: tuple[BotRow, ...] = ()
     league: LeagueSummary | None = None
+    #: What the bots could import (None: not known, for a tournament stored before packages
+    #: were kept).
+    packages: tuple[AllowedPackage, ...] | None = None
 
     @property
     def complete(self) -> bool:
@@ -190,6 +194,8 @@ class Ranking:
         if self.league is not None:
             data["league"] = self.league.to_json()
             data["retired"] = [row.to_json(times=times) for row in self.retired]
+        if self.packages is not None:
+            data["packages"] = [{"name": p.name, "version": p.version} for p in self.packages]
         return data
 
 
@@ -214,28 +220,30 @@ def game_facts(stored: Sequence[StoredGame], schedule: Sequence[ScheduledGame]
             raise StoreError(f"stored game {game.index} does not match the schedule "
                              f"(seats {list(game.seats)}, seed {game.seed})")
         n = len(game.seats)
-        kinds = tuple((int(f.get("seat", -1)), str(f.get("kind"))) for f in game.faults)
-        facts.append(GameFacts(game.seats, tuple(game.places[:n]), tuple(game.scores[:n]),
-                               kinds, planned.deal_key))
+        facts.append(GameFacts(game.seats, game.places[:n], game.scores[:n],
+                               tuple((f.seat, f.kind) for f in game.faults), planned.deal_key))
     return facts
 
 
 def build_ranking(config: TournamentConfig, stored: Sequence[StoredGame], *,
-                  history: bool = False) -> Ranking:
+                  history: bool = False,
+                  packages: Sequence[AllowedPackage] | None = None) -> Ranking:
     """The ranking of ``stored`` games (bots best first, by rating = mu - 3 sigma); with
-    ``history``, each bot's rating after each of its games too (the same TrueSkill pass)."""
+    ``history``, each bot's rating after each of its games too (the same TrueSkill pass).
+    ``packages``: what the bots could import, when known."""
     schedule = config.build()
     c = config
     summary = TournamentSummary(c.players, c.cycles, c.seed, c.schedule.value, c.games,
                                 c.variant_names, c.move_time)
     return rank_games(config.names, stored, game_facts(stored, schedule), seed=config.seed,
-                      summary=summary, planned=len(schedule), history=history)
+                      summary=summary, planned=len(schedule), history=history,
+                      packages=packages)
 
 
 def rank_games(names: Sequence[str], stored: Sequence[StoredGame], facts: Sequence[GameFacts],
                *, seed: int, summary: TournamentSummary, planned: int, history: bool = False,
-               entries: Sequence[EntryInfo] | None = None, league: LeagueSummary | None = None
-               ) -> Ranking:
+               entries: Sequence[EntryInfo] | None = None, league: LeagueSummary | None = None,
+               packages: Sequence[AllowedPackage] | None = None) -> Ranking:
     """The ranking of ``stored`` games (with their ``facts``) between the bots ``names`` (by
     bot index). A league passes its ``entries``: those not ``active`` are listed apart, in
     :attr:`Ranking.retired`, and left out of the leaderboard's ranks."""
@@ -282,4 +290,4 @@ def rank_games(names: Sequence[str], stored: Sequence[StoredGame], facts: Sequen
                    history=({names[b]: ratings.history[b] for b in range(k)}
                             if ratings.history is not None else None),
                    retired=tuple(row(b, rank) for rank, b in enumerate(off_board, 1)),
-                   league=league)
+                   league=league, packages=None if packages is None else tuple(packages))

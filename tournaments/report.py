@@ -17,8 +17,7 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from arena.protocol import FaultKind
-from arena.textsafe import safe_text
+from arena import FaultKind, safe_text
 from tournaments.ranking import BotRow, Ranking, ranking_json
 from tournaments.stats import FAULT_KINDS
 
@@ -94,6 +93,14 @@ def _summary(ranking: Ranking) -> str:
                   f"{t.cycles} cycle(s), seed {t.seed}{variant}")
 
 
+def _packages(ranking: Ranking) -> list[str]:
+    """The line saying what bots could import (none when not known)."""
+    if ranking.packages is None:
+        return []
+    return [_shown("bots could import: the standard library, engine"
+                   + "".join(f", {p.name} {p.version}" for p in ranking.packages))]
+
+
 #: Bots of a league's Markdown head-to-head table: the top of its leaderboard (a league may
 #: have a thousand entries; each bot's page of ``arena publish`` has its own table).
 LEAGUE_H2H_TOP = 30
@@ -139,6 +146,7 @@ def ranking_markdown(ranking: Ranking) -> str:
     cut = (top is not None and len(ranking.bots) > top)
     return "\n".join([
         "## Ranking", "", _summary(ranking) + ".", "",
+        *[part for line in _packages(ranking) for part in (line.replace("|", "\\|") + ".", "")],
         tabulate(_rows(ranking), headers=_HEADERS, tablefmt="github", disable_numparse=True,
                  colalign=("right", "left") + ("right",) * 10),
         "",
@@ -221,7 +229,7 @@ def ranking_table(ranking: Ranking) -> str:
     legend = ["rating = mu − 3σ (TrueSkill; --format md shows mu, σ, wins, place); rank",
               "(kept): the 90% bootstrap range of the rank and how often it held; faults:",
               "s=start t=timeout c=crash i=illegal p=protocol; ms/pick: wall/CPU per request"]
-    return "\n".join([_summary(ranking), "", *table, "", *legend])
+    return "\n".join([_summary(ranking), *_packages(ranking), "", *table, "", *legend])
 
 
 def write_rankings(directory: Path, ranking: Ranking) -> list[Path]:

@@ -1,9 +1,11 @@
 """One run's settings: what the command line (or the Python API) asks for, checked once.
 
 :class:`RunSettings` is the single object between the command line and the run. It yields the
-stored identity of the tournament (:meth:`RunSettings.config`, with the bots' file hashes) and
-the arena's options (:meth:`RunSettings.arena_options`, with the secret derived from the seed),
-so the seed, the bots' paths and the move time travel typed from the user to the bot process.
+stored identity of the tournament (:meth:`RunSettings.config`, with the bots' digests and the
+packages asked for), the packages bots may import here (:meth:`RunSettings.allowed_packages`)
+and the arena's options (:meth:`RunSettings.arena_options`, with the secret derived from the
+seed), so the seed, the bots' paths, the move time, the packages and the limits on a bot's
+files travel typed from the user to the bot process.
 """
 
 from __future__ import annotations
@@ -13,18 +15,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.pool import ArenaOptions, BotSpec, tournament_secret
-from arena.sandbox import SandboxMode
+from arena import (
+    ArenaOptions,
+    BotFiles,
+    BotLimits,
+    BotSpec,
+    SandboxMode,
+    read_bot,
+    tournament_secret,
+)
 from engine import Variant
-from tournaments.config import BotEntry, TournamentConfig, file_sha256
+from tournaments.checks import check_memory, check_move_time
+from tournaments.config import BotEntry, TournamentConfig
+from tournaments.packages import AllowedPackage, PackageError, allowed_packages, package_names
 from tournaments.schedule import ScheduleKind, default_cycles
 
-__all__ = ["DEFAULT_PLAYERS", "MIN_MEMORY_MB", "RunSettings", "SettingsError", "random_seed"]
+__all__ = ["DEFAULT_PLAYERS", "RunSettings", "SettingsError", "bot_entry",
+           "random_seed"]
 
 #: Seats per table when none are asked for (fewer when fewer bots enter).
 DEFAULT_PLAYERS = 4
-#: The smallest memory limit a bot may be given (MiB).
-MIN_MEMORY_MB = 64
 
 
 class SettingsError(ValueError):
@@ -51,6 +61,9 @@ class RunSettings:
     sandbox: SandboxMode = SandboxMode.AUTO
     memory_mb: int = 1024
     log_dir: Path | None = None
+    #: Packages bots may import besides the standard library, engine and numpy (normalised).
+    packages: tuple[str, ...] = ()
+    bot_limits: BotLimits = BotLimits()
 
     @classmethod
     def create(cls, bots: Sequence[BotSpec], *, players: Sequence[int] = (),
@@ -58,16 +71,23 @@ class RunSettings:
                schedule: ScheduleKind = ScheduleKind.ROUND_ROBIN, games: int | None = None,
                variant: Sequence[Variant] = (), move_time: float = 1.0,
                sandbox: SandboxMode = SandboxMode.AUTO, memory_mb: int = 1024,
-               log_dir: Path | None = None) -> RunSettings:
-        """Settings with the defaults filled in and checked; :class:`SettingsError` if bad.
+               log_dir: Path | None = None, packages: Sequence[str] = (),
+               bot_limits: BotLimits | None = None) -> RunSettings:
+        """Settings with the defaults filled in and checked; :class:`SettingsError` (or
+        :class:`tournaments.checks.RequestError` for the move time and memory) if bad
+        (``packages`` are checked by :meth:`allowed_packages`).
 
         Defaults: tables of min(4, bots) seats (2 with the dummy variant), enough cycles for
         every bot to play about 100 games (one with ``--schedule random``), a random seed.
         """
+        check_move_time(move_time)
+        check_memory(memory_mb)
         if len(bots) < 2:
             raise SettingsError(f"a tournament needs at least 2 bots, got {len(bots)}")
-        if memory_mb < MIN_MEMORY_MB:
-            raise SettingsError(f"--memory-mb must be at least {MIN_MEMORY_MB}, not {memory_mb}")
+        try:
+            names = package_names(packages)
+        except PackageError as err:
+            raise SettingsError(str(err)) from None
         dummy = Variant.TWO_PLAYER_DUMMY in variant
         sizes = tuple(sorted(set(players or [2 if dummy else min(DEFAULT_PLAYERS, len(bots))])))
         if dummy and sizes != (2,):
@@ -78,18 +98,35 @@ class RunSettings:
         return cls(bots=tuple(bots), players=sizes, cycles=cycles,
                    seed=random_seed() if seed is None else seed, schedule=schedule,
                    games=games, variant=tuple(variant), move_time=move_time,
-                   sandbox=sandbox, memory_mb=memory_mb, log_dir=log_dir)
+                   sandbox=sandbox, memory_mb=memory_mb, log_dir=log_dir,
+                   packages=names, bot_limits=bot_limits or BotLimits())
 
     def config(self) -> TournamentConfig:
-        """The tournament's stored identity (reads each bot file for its hash)."""
-        entries = tuple(BotEntry(b.name, file_sha256(b.path)) for b in self.bots)
+        """The tournament's stored identity: reads each bot (file, folder or archive) for its
+        digest; ``arena.pool.BotFilesError`` (one line) for a bot that cannot be used."""
+        entries = tuple(bot_entry(b.name, read_bot(b.path, limits=self.bot_limits))
+                        for b in self.bots)
         return TournamentConfig(bots=entries, players=self.players, cycles=self.cycles,
                                 seed=self.seed, schedule=self.schedule, games=self.games,
-                                variant=self.variant, move_time=self.move_time)
+                                variant=self.variant, move_time=self.move_time,
+                                packages=self.packages)
+
+    def allowed_packages(self) -> tuple[AllowedPackage, ...]:
+        """What bots may import in this run, as installed here (``PackageError`` if one is
+        not)."""
+        return allowed_packages(self.packages)
 
     def arena_options(self, log_dir: Path | None = None) -> ArenaOptions:
         """How the arena runs the bots; ``log_dir`` overrides :attr:`log_dir` when given."""
         return ArenaOptions(move_time=self.move_time, sandbox=self.sandbox,
                             memory_mb=self.memory_mb,
                             log_dir=log_dir if log_dir is not None else self.log_dir,
-                            secret=tournament_secret(self.seed))
+                            secret=tournament_secret(self.seed), packages=self.packages,
+                            bot_limits=self.bot_limits)
+
+
+def bot_entry(name: str, files: BotFiles) -> BotEntry:
+    """The identity of a bot called ``name`` with these files (a folder's listing too)."""
+    listing = None if files.kind == "file" else tuple(
+        (path, len(content)) for path, content in files.files)
+    return BotEntry(name, files.digest, listing)

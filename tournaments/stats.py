@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
-from arena.faults import FAULT_KINDS
+from arena import FAULT_KINDS, SeatTiming
 
 __all__ = [
     "FAULT_KINDS",
@@ -212,24 +212,17 @@ class TimeStats:
                 "cpu_ms": None if cpu is None else round(1000 * cpu, 3)}
 
 
-def _number(value: object) -> float:
-    """A stored number, 0 for anything else (a game stored before times were kept)."""
-    return float(value) if isinstance(value, (int, float)) else 0.0
-
-
-def time_stats(games: Sequence[tuple[Sequence[int], Sequence[dict[str, object]]]], bots: int
+def time_stats(games: Sequence[tuple[Sequence[int], Sequence[SeatTiming]]], bots: int
                ) -> list[TimeStats]:
     """Per bot: ``games`` are (bot index per seat, timing per seat) pairs."""
     stats = [TimeStats() for _ in range(bots)]
     for seats, timing in games:
         for bot, seat_time in zip(seats, timing, strict=False):
             s = stats[bot]
-            requests = int(_number(seat_time.get("requests")))
-            s.requests += requests
-            s.wall += _number(seat_time.get("wall"))
-            s.wall_max = max(s.wall_max, _number(seat_time.get("wall_max")))
-            cpu = seat_time.get("cpu")
-            if isinstance(cpu, (int, float)):
-                s.cpu += float(cpu)
-                s.cpu_requests += requests
+            s.requests += seat_time.requests
+            s.wall += seat_time.wall
+            s.wall_max = max(s.wall_max, seat_time.wall_max)
+            if seat_time.cpu is not None:
+                s.cpu += seat_time.cpu
+                s.cpu_requests += seat_time.requests
     return stats

@@ -3,40 +3,43 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from arena.pool import BotSpec
+from arena import BotSpec
+from engine import GameRecord
 from tournaments.config import TournamentConfig
-from tournaments.games import Executor, GameOutcome, GameRequest
+from tournaments.estimate import Played, TimeLeft
+from tournaments.executors.executor import Executor, GameOutcome, GameRequest
 from tournaments.progress import NoProgress, ProgressView, format_duration
-from tournaments.ranking import Ranking, build_ranking
+from tournaments.ranking import Ranking
 from tournaments.report import write_rankings
 from tournaments.schedule import ScheduledGame
-from tournaments.store import Store
+from tournaments.store.tournament import TournamentStore
 
-__all__ = ["Plan", "plan", "play_tournament", "rank_directory", "estimate_seconds",
-           "ASSUMED_PICK_SECONDS", "LOG_NAME"]
-
-#: Assumed seconds per pick before any game is stored (a searching bot at the table; the
-#: built-in mcts bot takes about 0.06 s, quick bots a few ms).
-ASSUMED_PICK_SECONDS = 0.05
+__all__ = ["Plan", "plan", "play_tournament", "time_left", "worst_seconds", "LOG_NAME"]
 
 
-def estimate_seconds(config: TournamentConfig, games: Sequence[ScheduledGame], workers: int,
-                     mean_seconds: float | None = None, *,
-                     pick_seconds: float = ASSUMED_PICK_SECONDS) -> float:
-    """Expected wall time of ``games`` on ``workers`` processes: from the stored games' mean
-    time when known, else ``pick_seconds`` for every turn."""
+def worst_seconds(config: TournamentConfig, games: Sequence[ScheduledGame], workers: int
+                  ) -> float:
+    """The wall time of ``games`` on ``workers`` processes if every pick took the full move
+    time."""
     if not games:
         return 0.0
-    if mean_seconds is not None:
-        total = mean_seconds * len(games)
-    else:
-        total = sum(pick_seconds * config.rules(g.players).turns_per_game for g in games)
+    total = sum(config.move_time * config.rules(g.players).turns_per_game for g in games)
     return total / max(1, min(workers, len(games)))
+
+
+def time_left(config: TournamentConfig, games: Sequence[ScheduledGame], workers: int,
+              store: TournamentStore | None = None) -> TimeLeft:
+    """The estimate of the time ``games`` take on ``workers``, from what the games ``store``
+    holds took (None until measured)."""
+    requests = {n: config.rules(n).turns_per_game + 2 for n in config.players}  # hooks too
+    estimate = TimeLeft(((g.index, g.seats) for g in games), workers, requests=requests)
+    for stored in store.games() if store is not None else ():
+        estimate.learn(Played(stored.seats, stored.seconds, stored.timing))
+    return estimate
 
 
 @dataclass(frozen=True)
@@ -46,9 +49,9 @@ class Plan:
     config: TournamentConfig
     schedule: list[ScheduledGame]
     missing: list[ScheduledGame]
-    estimate: float
-    measured: bool = False      #: the estimate comes from stored games' times
+    estimate: float | None      #: from the stored games' times; None before any is played
     worst: float = 0.0          #: the time if every pick took the full move time
+    workers: int = 1
 
     def listing(self, limit: int = 40) -> str:
         """The schedule game by game (the first ``limit`` games and how many more)."""
@@ -86,23 +89,25 @@ class Plan:
         done = len(self.schedule) - len(self.missing)
         if done:
             lines.append(f"resuming: {done} games already stored, {len(self.missing)} to play")
-        basis = ("from the stored games" if self.measured
-                 else f"assuming {ASSUMED_PICK_SECONDS * 1000:.0f} ms per turn")
-        lines.append(f"estimated time: ~{format_duration(self.estimate)} on {workers} "
-                     f"worker(s) ({basis}; at most {format_duration(self.worst)} if every "
-                     f"pick takes the full {c.move_time:g} s)")
+        worst = (f"at most {format_duration(self.worst)} if every pick takes the full "
+                 f"{c.move_time:g} s")
+        if self.estimate is not None:
+            lines.append(f"estimated time: ~{format_duration(self.estimate)} on {workers} "
+                         f"worker(s) (from the bots' times in the stored games; {worst})")
+        elif self.missing:
+            lines.append(f"time: {worst}, on {workers} worker(s); the progress shows the time "
+                         "left once the first games are played")
         return "\n".join(lines)
 
 
-def plan(config: TournamentConfig, store: Store | None, workers: int) -> Plan:
+def plan(config: TournamentConfig, store: TournamentStore | None, workers: int) -> Plan:
     """The plan for running ``config`` against what ``store`` (if any) already holds."""
     schedule = config.build()
     done = store.done() if store is not None else set()
     missing = [g for g in schedule if g.index not in done]
-    mean = store.mean_seconds() if store is not None else None
-    estimate = estimate_seconds(config, missing, workers, mean)
-    worst = estimate_seconds(config, missing, workers, pick_seconds=config.move_time)
-    return Plan(config, schedule, missing, estimate, mean is not None, worst)
+    estimate = time_left(config, missing, workers, store).seconds() if done else None
+    return Plan(config, schedule, missing, estimate, worst_seconds(config, missing, workers),
+                workers)
 
 
 class _Leader:
@@ -128,11 +133,11 @@ def _record_path(out: Path, index: int) -> Path:
     return out / "games" / f"game-{index + 1:06d}.json"
 
 
-def _write_record(out: Path, index: int, record: Mapping[str, Any]) -> None:
+def _write_record(out: Path, index: int, record: GameRecord) -> None:
     path = _record_path(out, index)
     path.parent.mkdir(exist_ok=True)
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    tmp.write_text(json.dumps(record.to_json(), indent=1) + "\n", encoding="utf-8")
     tmp.replace(path)
 
 
@@ -142,7 +147,7 @@ LOG_NAME = "arena.log"
 
 def play_tournament(
     bots: Sequence[BotSpec],
-    store: Store,
+    store: TournamentStore,
     the_plan: Plan,
     executor: Executor,
     *,
@@ -161,6 +166,7 @@ def play_tournament(
     live = _Leader(config.names)
     for stored in store.games():
         live.add(stored.seats, stored.places)
+    left = time_left(config, the_plan.missing, the_plan.workers, store)
     total = len(the_plan.schedule)
     done = total - len(the_plan.missing)
     scheduled = {game.index: game for game in the_plan.missing}
@@ -171,22 +177,17 @@ def play_tournament(
         store.add(game, outcome)
         if records:
             _write_record(out, game.index, outcome.record)
-        live.add(game.seats, outcome.record["places"])
+        live.add(game.seats, outcome.record.places)
+        left.add(game.index, Played(game.seats, outcome.seconds, outcome.timing))
         done += 1
         progress.update(done, live.leader())
 
-    progress.start(total, done)
+    progress.start(total, done, left.seconds)
     try:
         executor.run(bots, [GameRequest.of(g) for g in the_plan.missing], config.variant,
                      finished)
     finally:
         progress.close()
-    ranking = build_ranking(config, store.games())
+    ranking = store.ranking()
     write_rankings(out, ranking)
     return ranking
-
-
-def rank_directory(directory: Path) -> Ranking:
-    """The ranking of the tournament stored in ``directory`` (complete or not)."""
-    with Store.open(directory) as store:
-        return build_ranking(store.config(), store.games())

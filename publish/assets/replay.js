@@ -6,6 +6,7 @@
   "use strict";
   var game = JSON.parse(document.getElementById("game-data").textContent);
   var frames = game.frames;
+  var dummySeat = game.dummy ? game.dummy_seat : -1;   // the engine's DUMMY_SEAT, in the data
   var last = frames.length;            // step `last` is the final result
   var step = 0;
   var LABELS = {
@@ -99,11 +100,11 @@
       row.insertCell().textContent = String(s);
       var who = row.insertCell(); who.className = "bot text"; who.appendChild(seatName(s));
       var hand = row.insertCell(); hand.className = "cards-cell";
-      if (game.dummy && s === 2) {
+      if (s === dummySeat) {
         hand.appendChild(cards(f.hands[s]));
         hand.appendChild(el("span", "breakdown", "the dummy's face-down pile"));
       } else {
-        var given = game.dummy && f.controller === s ? f.picks[2] : [];
+        var given = game.dummy && f.controller === s ? f.picks[dummySeat] : [];
         hand.appendChild(cards(f.hands[s], pickedMarks(f.hands[s], f.picks[s], given)));
       }
       var pick = row.insertCell(); pick.className = "cards-cell pick-col";

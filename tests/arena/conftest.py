@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.pool import ArenaOptions, BotPool, BotSpec
+from arena import ArenaOptions, BotPool, BotSpec
 
 BOTS = Path(__file__).resolve().parent / "bots"
 #: Short picks keep the suite fast; a generous grace keeps good bots safe on a loaded machine.

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.botfiles import BotFiles, BotFilesError, BotLimits, read_archive, read_bot, write_tree
+from arena import BotFiles, BotFilesError, BotLimits, read_archive, read_bot, write_tree
 
 BOT = b"def pick(obs):\n    return obs.hand[0]\n"
 FILES = {"bot.py": BOT, "data/w.bin": bytes(range(256)) * 4, "data/tables/t.json": b"{}\n"}

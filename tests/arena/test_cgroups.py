@@ -1,5 +1,5 @@
-"""arena.cgroups (with cgroup_support, cgroupfs): real processes under real limits, plus the
-parsing that picks v1 or v2.
+"""arena.isolation.cgroups.cgroup (with cgroup_support, cgroupfs): real processes under real
+limits, plus the parsing that picks v1 or v2.
 
 The tests that need cgroups skip (saying why) when ``detect()`` finds none usable. They work in
 a folder of their own (``sushi-arena-test-<pid>``), so they never touch a real arena's bot
@@ -18,6 +18,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from collections.abc import Callable, Iterator
@@ -25,9 +26,12 @@ from pathlib import Path
 
 import pytest
 
-from arena import cgroup_support, cgroupfs, cgroups
-from arena.cgroup_support import CgroupSupport
-from arena.cgroups import BotCgroup, CgroupError
+from arena.isolation.cgroups import cgroup as cgroups
+from arena.isolation.cgroups import create as create_cgroup
+from arena.isolation.cgroups import files as cgroupfs
+from arena.isolation.cgroups import host as cgroup_support
+from arena.isolation.cgroups.cgroup import BotCgroup, CgroupError
+from arena.isolation.cgroups.host import CgroupSupport
 
 MiB = 1 << 20
 LIMIT = 256 * MiB
@@ -72,7 +76,7 @@ def make(support: CgroupSupport) -> Iterator[Make]:
                 pytest.skip("only v1 has a cgroup without a freezer")
             dirs = tuple((c, d) for c, d in support.dirs if c != "freezer")
             chosen = dataclasses.replace(support, freezer=False, dirs=dirs)
-        cg = BotCgroup.create(name, memory_bytes=memory_bytes, pids=pids, support=chosen)
+        cg = create_cgroup(name, memory_bytes=memory_bytes, pids=pids, support=chosen)
         made.append(cg)
         return cg
 
@@ -169,10 +173,10 @@ def test_add_moves_a_running_process(make: Make) -> None:
 def test_create_refuses_bad_names_and_duplicates(support: CgroupSupport, make: Make) -> None:
     for bad in ["", "a/b", "..", "a..b", ".", cgroupfs.SELF_NAME]:
         with pytest.raises(CgroupError):
-            BotCgroup.create(bad, memory_bytes=LIMIT, pids=8, support=support)
+            create_cgroup(bad, memory_bytes=LIMIT, pids=8, support=support)
     cg = make()
     with pytest.raises(CgroupError, match="already exists"):
-        BotCgroup.create(cg.name, memory_bytes=LIMIT, pids=8, support=support)
+        create_cgroup(cg.name, memory_bytes=LIMIT, pids=8, support=support)
     assert all(os.path.isdir(path) for path in cg.paths)  # the failed create left it alone
 
 
@@ -342,7 +346,7 @@ def test_fork_bomb_is_contained_and_killed(freezer: bool, make: Make) -> None:
 def _spinner(cg: BotCgroup) -> subprocess.Popen[bytes]:
     proc = subprocess.Popen(cg.wrap([PY, "-c", "while True: pass"]))
     deadline = time.monotonic() + 10
-    while cg.cpu_seconds() < 0.05:
+    while cg.cpu_time() < 0.05:
         assert time.monotonic() < deadline, "the spinner never ran"
         time.sleep(0.01)
     return proc
@@ -354,12 +358,12 @@ def _check_freeze(cg: BotCgroup) -> None:
         start = time.perf_counter()
         cg.freeze()
         assert time.perf_counter() - start < 0.1
-        before = cg.cpu_seconds()
+        before = cg.cpu_time()
         time.sleep(0.5)
-        assert cg.cpu_seconds() - before < 0.002
+        assert cg.cpu_time() - before < 0.002
         cg.thaw()
         time.sleep(0.3)
-        assert cg.cpu_seconds() - before > 0.02
+        assert cg.cpu_time() - before > 0.02
     finally:
         proc.kill()
         proc.wait()
@@ -489,7 +493,7 @@ def test_unavailable_describe_is_one_line() -> None:
     support = cgroup_support._unavailable("cgroup v2: /x is\nnot delegated")
     assert support.describe() == "cgroups: unavailable: cgroup v2: /x is not delegated"
     with pytest.raises(CgroupError, match="not delegated"):
-        BotCgroup.create("bot-1", memory_bytes=LIMIT, pids=8, support=support)
+        create_cgroup("bot-1", memory_bytes=LIMIT, pids=8, support=support)
 
 
 V1_CGROUP = """\
@@ -731,7 +735,7 @@ def test_v2_bot_cgroup_for_real(v2_playground: str) -> None:
     assert support.version == 2, support.reason
     if not support.freezer:
         pytest.skip("kernel without the cgroup v2 freezer (5.2+)")
-    cg = BotCgroup.create("bot-v2", memory_bytes=LIMIT, pids=16, support=support)
+    cg = create_cgroup("bot-v2", memory_bytes=LIMIT, pids=16, support=support)
     try:
         out = subprocess.run(cg.wrap(["cat", "/proc/self/cgroup"]), capture_output=True,
                              text=True, check=True).stdout
@@ -749,7 +753,9 @@ def test_v2_bot_cgroup_for_real(v2_playground: str) -> None:
 _DELEGATED = """
 import json, os, subprocess, sys, time
 sys.path.insert(0, sys.argv[1])
-from arena import cgroup_support, cgroupfs, cgroups
+from arena.isolation.cgroups import create as create_cgroup
+from arena.isolation.cgroups import files as cgroupfs
+from arena.isolation.cgroups import host as cgroup_support
 text = open("/proc/self/cgroup").read()
 base = cgroupfs.locate_v2(text, open("/proc/self/mountinfo").read())
 want = tuple(open(os.path.join(base, "cgroup.controllers")).read().split())
@@ -757,7 +763,7 @@ support = cgroup_support._setup_v2(base, "sushi-arena", want)
 result = {"uid": os.geteuid(), "base": base, "reason": support.reason, "version": support.version}
 if support.version == 2:
     result["self"] = open("/proc/self/cgroup").read().strip()
-    cg = cgroups.BotCgroup.create("bot-deleg", memory_bytes=1 << 28, pids=16, support=support)
+    cg = create_cgroup("bot-deleg", memory_bytes=1 << 28, pids=16, support=support)
     proc = subprocess.Popen(cg.wrap(["sleep", "30"]))
     time.sleep(0.1)
     result["bot"] = open(f"/proc/{proc.pid}/cgroup").read().strip()
@@ -772,14 +778,29 @@ print(json.dumps(result))
 """
 
 
+def _staged(folder: Path) -> str:
+    """A copy of the arena and engine packages (Python files) in ``folder``, readable by
+    every user: the checkout may be in a folder other users cannot enter (mode 0700)."""
+    for package in ("arena", "engine"):
+        for source in Path(ROOT, package).rglob("*.py"):
+            target = folder / source.relative_to(ROOT)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
+    for path in [folder, *folder.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return str(folder)
+
+
 def _as_nobody(cgroup_dir: str) -> dict[str, object]:
-    """Run _DELEGATED as uid 65534, started inside ``cgroup_dir``."""
+    """Run _DELEGATED as uid 65534, started inside ``cgroup_dir``, on a staged copy."""
     if shutil.which("setpriv") is None:
         pytest.skip("needs setpriv(1) to drop to another uid")
     enter = 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"'
-    argv = ["sh", "-c", enter, "sh", cgroup_dir, "setpriv", "--reuid", "65534", "--regid",
-            "65534", "--clear-groups", PY, "-c", _DELEGATED, ROOT]
-    run = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+    with tempfile.TemporaryDirectory(prefix="sushi-cgroup-test-") as folder:
+        Path(folder).chmod(0o755)
+        argv = ["sh", "-c", enter, "sh", cgroup_dir, "setpriv", "--reuid", "65534", "--regid",
+                "65534", "--clear-groups", PY, "-c", _DELEGATED, _staged(Path(folder))]
+        run = subprocess.run(argv, capture_output=True, text=True, timeout=30)
     assert run.returncode == 0, run.stderr
     return dict(json.loads(run.stdout))
 

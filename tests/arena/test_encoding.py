@@ -7,7 +7,7 @@ import marshal
 
 import pytest
 
-from arena.protocol import encode_pick, observation_message
+from arena.runtime.protocol import encode_pick, observation_message
 from engine import Observation, new_game
 
 

@@ -8,14 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from arena.cgroup_support import detect
-from arena.pool import ArenaOptions, BotPool, BotSpec
-from arena.slots import LocalSlots
+from arena import ArenaOptions, BotPool, BotSpec, LocalSlots
+from arena.isolation.cgroups.host import detect
 from engine import replay
 from tests.arena.conftest import options, spec
 
 FAIR = Path(__file__).resolve().parent / "fair"
-PROBES = Path(__file__).resolve().parents[2] / "arena" / "probes"
+PROBES = Path(__file__).resolve().parents[2] / "arena" / "tools" / "probes"
 
 
 def fair(name: str, label: str | None = None) -> BotSpec:

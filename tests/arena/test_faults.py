@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from arena.faults import MAX_FAULTS, FaultPolicy, judge
+from arena import MAX_FAULTS
+from arena.game.classify import judge
+from arena.game.faults import FaultPolicy
 from engine import Card, new_game
 
 

@@ -22,8 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.pool import BotPool, BotSpec, resolve_bots
-from arena.sandbox import FileView
+from arena import BotPool, BotSpec, FileView, resolve_bots
 from tests.arena.conftest import options
 from tests.arena.zoo import write_bot
 

@@ -16,10 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.cgroup_support import detect
-from arena.game import GameResult
-from arena.pool import BotPool, BotSpec
-from arena.seccomp import SeccompUnavailable, filter_program
+from arena import BotPool, BotSpec, GameResult
+from arena.isolation.cgroups.host import detect
+from arena.isolation.seccomp import SeccompUnavailable, filter_program
 from engine import replay
 from tests.arena.conftest import options, spec
 
@@ -136,7 +135,7 @@ def test_memory_limit_holds_for_everything_a_bot_holds() -> None:
 def test_live_bot_uids_are_never_shared_across_runs() -> None:
     if os.getuid() != 0:
         pytest.skip("private uids exist only when the arena runs as root")
-    script = ("import sys; from arena.uids import claim_uid\n"
+    script = ("import sys; from arena.isolation.uids import claim_uid\n"
               "leases = [claim_uid() for _ in range(300)]\n"
               "print(' '.join(str(l.uid) for l in leases), flush=True)\n"
               "sys.stdin.read()\n")

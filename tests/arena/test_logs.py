@@ -5,7 +5,8 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from arena.logs import BotLog, log_path, setup_logging
+from arena import log_path, printed_lines, setup_logging
+from arena.logs import BotLog
 
 
 def test_setup_logging_writes_the_log_file(tmp_path: Path) -> None:
@@ -34,7 +35,22 @@ def test_bot_log_is_capped_and_keeps_a_tail(tmp_path: Path) -> None:
     for _ in range(10):
         log.write(b"y" * 300)
     log.close()
-    text = path.read_text()
-    assert "y" * 1000 in text and "y" * 1001 not in text
-    assert "\n--- arena: 2000 more bytes of output dropped" in text
+    head, note, last = path.read_text().partition("\n--- arena: 2000 more bytes of output "
+                                                   "dropped (log cap")
+    assert head.endswith("y" * 1000) and "y" * 1001 not in head and note
+    assert last.split("\n", 1)[1] == "y" * 2000 + "\n"  # what it printed last, after the note
     assert bytes(log.tail) == b"y" * 3000
+
+
+def test_a_loud_bots_log_ends_with_what_it_printed_last(tmp_path: Path) -> None:
+    path = tmp_path / "loud.log"
+    log = BotLog(path, cap=10_000)
+    for chunk in range(100):
+        log.write("".join(f"line {i}\n" for i in range(chunk * 1000, chunk * 1000 + 1000))
+                  .encode())
+    log.close()
+    lines = path.read_text().splitlines()
+    assert lines[0] == "line 0" and lines[-1] == "line 99999"
+    assert printed_lines(path, 20) == [f"line {i}" for i in range(99980, 100000)]
+    note = next(line for line in lines if line.startswith("--- arena: "))
+    assert "more bytes of output dropped (log cap: 1 MiB per process" in note

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.pool import BotLoadError, BotPool, BotSpec, resolve_bots
+from arena import BotLoadError, BotPool, BotSpec, resolve_bots
 from engine import Variant, replay
 from tests.arena.conftest import BOTS, spec
 
@@ -32,7 +32,7 @@ def test_every_game_gets_fresh_processes(pool: BotPool) -> None:
 
     def note(report: object) -> None:
         if getattr(report, "turn", 0) == 1 and getattr(report, "round", 0) == 1:
-            serving.append({p.pid for p in pool.hub.processes() if p.ready and p.alive})
+            serving.append({p.runner.pid for p in pool.hub.processes() if p.ready and p.alive})
 
     bots = [spec("first"), spec("hooks")]
     pool.play(bots, seed=1, on_turn=note)
@@ -83,7 +83,7 @@ def test_resolve_bots_takes_folders_and_archives(tmp_path: Path, monkeypatch: py
                                                  ) -> None:
     import shutil
 
-    from arena.botfiles import read_bot
+    from arena import read_bot
 
     field = tmp_path / "field"
     field.mkdir()
@@ -154,8 +154,8 @@ def test_substitutes_are_seeded_by_the_game(pool: BotPool) -> None:
 
 
 def test_missing_sandbox_is_refused_plainly(monkeypatch: pytest.MonkeyPatch) -> None:
-    from arena import bwrap as sandbox
-    from arena.pool import ArenaOptions, SandboxUnavailable, check_sandbox
+    from arena import ArenaOptions, SandboxUnavailable, check_sandbox
+    from arena.isolation import bwrap as sandbox
 
     monkeypatch.setattr(sandbox, "_probe_cache", {})
     monkeypatch.setattr(sandbox, "find_bwrap", lambda: None)
@@ -220,7 +220,7 @@ def test_a_dead_zygote_means_sandboxes_one_by_one() -> None:
 
 def test_a_runner_that_cannot_join_its_cgroup_is_replaced(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from arena import cgroups
+    from arena.isolation.cgroups import cgroup as cgroups
     from tests.arena.conftest import options
 
     if cgroups.detect().version is None:

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from arena import seccomp
-from arena.sandbox import Sandbox, find_bwrap
+from arena.isolation import seccomp
+from arena.isolation.sandbox import Sandbox, find_bwrap
 
 if not sys.platform.startswith("linux") or find_bwrap() is None:
     pytest.skip("bubblewrap is not available here", allow_module_level=True)

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from arena import check_name, safe_bytes, safe_text
 from arena.logs import TAIL, BotLog, SafeFormatter
-from arena.textsafe import check_name, escape_decoded, safe_bytes, safe_text
+from arena.textsafe import escape_decoded
 
 UNSAFE = {"Cc", "Cf", "Cs", "Zl", "Zp"}
 
@@ -176,7 +177,10 @@ def test_bot_log_cap_counts_written_bytes(tmp_path: Path) -> None:
     body, note = text.split("--- arena: ")
     assert body == "ab\\x1b" * 16 + "ab\n"   # 98 bytes: one more escape would pass 100;
     assert len(body.encode()) == 99             # then nothing more (the note's line break)
-    assert note == f"{30 * 3 - 16 * 3 - 2} more bytes of output dropped (log cap)\n"
+    dropped = 30 * 3 - 16 * 3 - 2
+    note, last = note.split("\n", 1)
+    assert note.startswith(f"{dropped} more bytes of output dropped (log cap: ")
+    assert last == "\\x1b" + "ab\\x1b" * 13 + "\n"  # what was dropped, escaped, at the end
     assert log.dropped == 30 * 3 - 16 * 3 - 2
     assert bytes(log.tail).decode() == "ab\\x1b" * 30
 
@@ -190,10 +194,10 @@ def test_bot_log_tail_is_capped_on_a_character_boundary() -> None:
 
 
 def test_arena_log_lines_are_escaped() -> None:
-    record = logging.LogRecord("arena.hub", logging.DEBUG, __file__, 1,
+    record = logging.LogRecord("arena.runtime.hub", logging.DEBUG, __file__, 1,
                                "%s: late reply %r discarded", ("bot\u202e", "\x1b[2J"), None)
     line = SafeFormatter("%(name)s: %(message)s").format(record)
-    assert line == "arena.hub: bot\\u202e: late reply '\\x1b[2J' discarded"
+    assert line == "arena.runtime.hub: bot\\u202e: late reply '\\x1b[2J' discarded"
     try:
         raise ValueError("\x1b]0;t\x07")
     except ValueError:
@@ -271,8 +275,8 @@ def test_a_bot_file_with_a_bidi_name_is_refused(tmp_path: Path) -> None:
 # --- the displays on their own (whatever the protocol layer already cleaned) -------------
 
 def test_validate_explain_escapes_details_and_tracebacks() -> None:
-    from arena.faults import Fault, FaultKind
-    from arena.validate import explain
+    from arena import Fault, FaultKind
+    from arena.tools.validate import explain
 
     tb = ("Traceback (most recent call last):\n  File \"bot.py\", line 3, in pick\n"
           "ValueError: \x1b[2J\u202eevil\rhidden\u2028fake line\x0cform\n")
@@ -291,7 +295,7 @@ def test_play_turn_printer_escapes_names_and_details(capsys: pytest.CaptureFixtu
                                                      ) -> None:
     from types import SimpleNamespace
 
-    from arena.faults import Fault, FaultKind
+    from arena import Fault, FaultKind
     from cli.play import TurnPrinter
     from engine import Card
 
@@ -300,9 +304,9 @@ def test_play_turn_printer_escapes_names_and_details(capsys: pytest.CaptureFixtu
     report = SimpleNamespace(
         players=["evil\u202e", "ansi\x1b[31m"], turn=1, round=1, state=state,
         picks=[(Card("tempura"),), (Card("sashimi"),)],
-        faults=[Fault(0, 1, 1, FaultKind("crash"), "raised \x1b[2J\x9b\u200b")])
+        faults=[Fault(0, 1, 1, FaultKind("crash"), "raised \x1b[2J\x9b\u200b")], before=None)
     TurnPrinter()(report)  # type: ignore[arg-type]
     out = capsys.readouterr().out
     assert not unsafe_chars(out, multiline=True)
-    assert "evil\\u202e: tempura*" in out and "ansi\\x1b[31m: sashimi" in out
+    assert "evil\\u202e    tempura*" in out and "ansi\\x1b[31m  sashimi" in out
     assert "* evil\\u202e: crash: raised \\x1b[2J\\x9b\\u200b" in out

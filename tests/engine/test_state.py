@@ -14,7 +14,9 @@ from engine import (
     GameOverError,
     IllegalPickError,
     deck,
+    did_you_mean,
     new_game,
+    parse_card,
 )
 from tests.engine.deals import made_game
 
@@ -204,6 +206,24 @@ def test_illegal_picks_name_the_seat_and_the_pick_and_change_nothing() -> None:
     assert (state.hands, state.tableaux, state.turn) == snapshot
     with pytest.raises(ValueError, match="2 picks for 3 seats"):
         state.apply(good[:2])
+
+
+@pytest.mark.parametrize(("name", "meant"), [
+    ("tempora", "'tempura'"),                   # a misspelling
+    ("Salmon Nigiri", "'salmon_nigiri'"),       # other letters and separators
+    ("eggnigiri", "'egg_nigiri'"),
+    ("dumplings", "'dumpling'"),                # a plural
+    ("squid", "'squid_nigiri'"),                # the first word of a name
+    ("maki", "'maki1', 'maki2' or 'maki3'"),    # as near to each
+    ("nori", None), ("x" * 100, None), (42, None), ("", None), ("tempura", None),
+])
+def test_a_near_miss_of_a_card_name_says_what_it_meant(name: object, meant: str | None
+                                                       ) -> None:
+    assert did_you_mean(name) == ("" if meant is None else f" (did you mean {meant}?)")
+    if name != "tempura":
+        with pytest.raises(ValueError) as err:
+            parse_card(name)
+        assert str(err.value).endswith(did_you_mean(name)) and len(str(err.value)) < 120
 
 
 def test_copies_never_alias() -> None:

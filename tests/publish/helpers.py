@@ -7,11 +7,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from engine import new_game, to_record
+from engine import GameRecord, new_game, to_record
 from tournaments.config import BotEntry, TournamentConfig
-from tournaments.games import GameOutcome
+from tournaments.executors.executor import GameOutcome
 from tournaments.schedule import ScheduledGame
-from tournaments.store import Store
+from tournaments.store.tournament import TournamentStore
 
 __all__ = ["play_record", "build_tournament", "store_game"]
 
@@ -35,9 +35,10 @@ def play_record(names: Sequence[str], seed: int, variant: Sequence[str] = (),
     return to_record(state, faults=faults)
 
 
-def store_game(store: Store, game: ScheduledGame, record: dict[str, Any]) -> None:
+def store_game(store: TournamentStore, game: ScheduledGame, record: dict[str, Any]) -> None:
     """Store ``record`` as the scheduled ``game``, with made-up times (no timings)."""
-    store.add(game, GameOutcome(game.index, record, 0.01, (0.0,) * len(game.seats), ()))
+    store.add(game, GameOutcome(game.index, GameRecord.from_json(record), 0.01,
+                                (0.0,) * len(game.seats), ()))
 
 
 def build_tournament(directory: Path, names: Sequence[str], *, players: int = 3,
@@ -46,7 +47,7 @@ def build_tournament(directory: Path, names: Sequence[str], *, players: int = 3,
     """A tournament database in ``directory`` with (a prefix of) its schedule played."""
     config = TournamentConfig(bots=tuple(BotEntry(n, f"{i:064x}") for i, n in enumerate(names)),
                               players=(players,), variant=tuple(variant))
-    with Store.open(directory, config) as store:
+    with TournamentStore.open(directory, config) as store:
         for game in config.build()[:limit]:
             seat_names = [names[b] for b in game.seats]
             seat = seat_names.index(faulty) if faulty in seat_names else None

@@ -16,7 +16,7 @@ except ImportError:  # the browser fixture skips (or fails under CI) with the re
     expect = None
 
 from tests.publish.conftest import Visit
-from tournaments.store import Store
+from tournaments.store.tournament import TournamentStore
 
 
 def _ranking(tournament_dir: Path) -> dict[str, Any]:
@@ -98,8 +98,9 @@ def test_a_fault_links_to_its_turn_in_the_replay(site_dir: Path, visit: Visit) -
 
 def test_replay_steps_to_the_last_turn_and_shows_the_final_scores(
         site_dir: Path, tournament_dir: Path, visit: Visit) -> None:
-    with Store.open(tournament_dir) as store:
-        index, record = next(iter(store.records()))
+    with TournamentStore.open(tournament_dir) as store:
+        index, typed = next(iter(store.records()))
+    record = typed.to_json()
     turns = len(record["rounds"][0]["picks"])
     page = visit.open(site_dir / "games" / "index.html")
     visit.shot("games")
@@ -150,3 +151,51 @@ def test_every_page_loads_with_local_resources_only(site_dir: Path, visit: Visit
     for path in site_dir.rglob("*"):
         if path.suffix in (".html", ".css", ".js"):
             assert not resource.search(path.read_text(encoding="utf-8")), path
+
+
+def test_a_dummy_game_shows_the_dummy_where_the_data_puts_it(tmp_path: Path,
+                                                             visit: Visit) -> None:
+    from engine import Variant
+    from publish import write_site
+    from tests.publish.helpers import build_tournament
+
+    build_tournament(tmp_path / "t", ["ann", "bob"], players=2,
+                     variant=[Variant.TWO_PLAYER_DUMMY], limit=2)
+    write_site(tmp_path / "t", tmp_path / "site")
+    page = visit.open(tmp_path / "site" / "games" / "game-000001.html")
+    data = json.loads(page.locator("#game-data").text_content() or "{}")
+    assert data["dummy"] and data["dummy_seat"] == 2 == data["players"].index("dummy")
+    rows = page.locator("#board tbody tr")
+    assert rows.count() == 3
+    dummy = rows.nth(data["dummy_seat"]).locator("td").nth(2)
+    assert "the dummy's face-down pile" in dummy.inner_text()
+    controller = data["frames"][0]["controller"]
+    given = rows.nth(controller).locator("td").nth(2).locator(".card.for-dummy")
+    assert given.count() == len(data["frames"][0]["picks"][data["dummy_seat"]])
+    visit.shot("replay-dummy")
+
+
+def test_a_record_of_arena_play_opens_in_the_replay_viewer(tmp_path: Path,
+                                                           visit: Visit) -> None:
+    import subprocess
+
+    from tests.publish.conftest import _arena
+
+    for args in (["play", "greedy", "random", "--seed", "7", "--record", "game.json"],
+                 ["publish", "game.json", "--site", "replay"]):
+        done = subprocess.run([*_arena(), *args], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+    assert "site: replay/index.html (the replay of game.json" in done.stdout
+    record = json.loads((tmp_path / "game.json").read_text())
+    page = visit.open(tmp_path / "replay" / "index.html")
+    expect(page.locator("#where")).to_have_text("Round 1 · Turn 1 of 10")
+    assert "greedy · random · seed 7" in page.locator(".lead").inner_text()
+    page.keyboard.press("End")
+    assert page.locator("#where").inner_text() == "Final scores"
+    rows = page.locator("#final-scores tbody tr")
+    scores = {row.locator("td").nth(2).inner_text(): int(row.locator("td").last.inner_text())
+              for row in rows.all()}
+    assert scores == dict(zip(record["players"], record["scores"], strict=True))
+    assert "from the game record game.json" in page.locator("footer").inner_text()
+    visit.shot("replay-record")

@@ -11,15 +11,15 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
-from engine import DUMMY_SEAT, RecordError, score_round
+from engine import DUMMY_SEAT, GameRecord, RecordError, score_round
 from publish import PublishError, write_site
-from publish.data import choose_replays, load_tournament
+from publish.data import choose_replays, load_data
 from publish.html import esc, json_script, slugs
 from publish.replay import breakdown, replay_data
 from publish.site import MARKER
 from publish.svg import downsample, histogram, nice_ticks
 from tests.publish.helpers import build_tournament, play_record
-from tournaments.store import Store
+from tournaments.store.tournament import TournamentStore
 
 ODD = ["<script>alert(1)</script>", "a&b \"q\"", "plain", "Plain"]
 
@@ -33,7 +33,7 @@ def odd_tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_rating_history_ends_at_the_ranking(odd_tournament: Path) -> None:
-    data = load_tournament(odd_tournament)
+    data = load_data(odd_tournament)
     for bot in data.bots:
         last = bot.history[-1]
         assert len(bot.history) == bot.row.games + 1
@@ -42,12 +42,12 @@ def test_rating_history_ends_at_the_ranking(odd_tournament: Path) -> None:
         assert [p.game for p in bot.history[1:]] == bot.games
         assert len(bot.scores) == bot.row.seats
     faulty = data.bots[ODD.index("a&b \"q\"")]
-    assert {f.kind for f in faulty.faults} == {"timeout"}
+    assert {f.fault.kind for f in faulty.faults} == {"timeout"}
     assert len(faulty.faults) == 3 * faulty.row.games
 
 
 def test_replays_are_limited_with_faulty_games_first(odd_tournament: Path) -> None:
-    data = load_tournament(odd_tournament)
+    data = load_data(odd_tournament)
     assert choose_replays(data, None) == [g.index for g in data.games]
     assert choose_replays(data, 0) == []
     chosen = choose_replays(data, 4)
@@ -62,7 +62,7 @@ def test_replay_frames_follow_the_record() -> None:
                                                                 ["soy-sauce"])):
         for seed in range(4):
             record = play_record(names, seed, variant)
-            game = replay_data(record, number=seed + 1)
+            game = replay_data(GameRecord.from_json(record), number=seed + 1)
             turns = len(record["rounds"][0]["picks"])
             assert len(game["frames"]) == 3 * turns
             for frame in game["frames"]:
@@ -165,16 +165,17 @@ def test_replay_data_needs_the_whole_record_to_check() -> None:
         record = play_record(["a", "b", "c"], 1, [])
         record[field][0] += 1
         with pytest.raises(RecordError, match=field):
-            replay_data(record, number=1)
+            replay_data(GameRecord.from_json(record), number=1)
 
 
 def test_unreplayable_record_is_skipped(tmp_path: Path) -> None:
     directory = tmp_path / "t"
     build_tournament(directory, ["x", "y", "z"], players=3, limit=2)
-    with Store.open(directory) as store:
-        index, record = next(iter(store.records()))
+    with TournamentStore.open(directory) as store:
+        index, typed = next(iter(store.records()))
+    record = typed.to_json()
     record["rounds"][0]["points"][0] += 1
-    with Store.open(directory) as store:
+    with TournamentStore.open(directory) as store:
         store._conn.execute("UPDATE games SET record = ? WHERE idx = ?",
                             (zlib.compress(json.dumps(record).encode()), index))
         store._conn.commit()
@@ -201,3 +202,22 @@ def test_a_tournament_without_games_still_publishes(tmp_path: Path) -> None:
     assert (done.bots, done.games, done.replays) == (3, 0, 0)
     assert 'id="no-games"' in (tmp_path / "site" / "bots" / "a.html").read_text()
     assert "No games stored yet." in (tmp_path / "site" / "index.html").read_text()
+
+
+def test_a_game_record_is_published_as_its_replay(tmp_path: Path) -> None:
+    record = tmp_path / "game.json"
+    record.write_text(json.dumps(play_record(["<b>ann</b>", "bob", "cy"], seed=4)))
+    runner = CliRunner()
+    result = runner.invoke(app, ["publish", str(record), "--site", str(tmp_path / "site")])
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "site" / "index.html").read_text()
+    assert 'id="game-data"' in page and "&lt;b&gt;ann&lt;/b&gt;" in page
+    assert "<b>ann" not in page and (tmp_path / "site" / "assets" / "replay.js").is_file()
+    (tmp_path / "broken.json").write_text('{"format": "sushi-go-record/1"}')
+    for bad, said in ((tmp_path / "broken.json", "is not a game record"),
+                      (Path(__file__), "is not a game record")):
+        result = runner.invoke(app, ["publish", str(bad), "--site", str(tmp_path / "no")])
+        assert result.exit_code == 2 and said in result.output
+        assert len(result.output.strip().splitlines()) == 1 and not (tmp_path / "no").exists()
+    result = runner.invoke(app, ["publish", str(record), "--site", str(tmp_path)])
+    assert result.exit_code == 2 and "not empty" in result.output

@@ -19,8 +19,8 @@ from publish.html import esc, json_script
 from tests.publish.helpers import play_record, store_game
 from tournaments.config import BotEntry, TournamentConfig
 from tournaments.report import ranking_csv, ranking_markdown, ranking_table
-from tournaments.store import Store
-from tournaments.tournament import rank_directory
+from tournaments.store.results import rank_directory
+from tournaments.store.tournament import TournamentStore
 
 NAMES = ["clear\x1b[2J", "rtl\u202eevil", "</script><!--x", "pipe|zw\u200bsp", "lone\ud800"]
 DETAILS = [
@@ -49,7 +49,7 @@ def hostile_tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
     config = TournamentConfig(bots=tuple(BotEntry(n, f"{i:064x}") for i, n in enumerate(NAMES)),
                               players=(3,))
     k = 0
-    with Store.open(directory, config) as store:
+    with TournamentStore.open(directory, config) as store:
         for game in config.build()[:GAMES]:
             record = play_record([NAMES[b] for b in game.seats], game.seed, faults_for=0)
             for fault in record["faults"]:

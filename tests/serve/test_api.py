@@ -4,17 +4,20 @@ errors that are always JSON."""
 from __future__ import annotations
 
 import hashlib
+import io
+import zipfile
 from pathlib import Path
 
 import pytest
 from starlette.testclient import TestClient
 
-from arena.pool import ArenaOptions
-from arena.sandbox import SandboxMode
+from arena import ArenaOptions, BotLimits, SandboxMode, read_archive
 from serve import service
 from serve.app import make_app
 from serve.service import Competition
-from tournaments.league_store import LeagueConfig, LeagueStore
+from tests.tournaments.folders import with_symlink, zip_bomb
+from tournaments.league_config import LeagueConfig
+from tournaments.store.league import LeagueStore
 
 FIRST = b'"""Keeps the first card."""\n\n\ndef pick(obs):\n    return obs.hand[0]\n'
 LAST = b'"""Keeps the last card."""\n\n\ndef pick(obs):\n    return obs.hand[-1]\n'
@@ -24,7 +27,9 @@ CRASH = b"def pick(obs):\n    raise RuntimeError('no idea')\n"
 @pytest.fixture
 def server(tmp_path):
     LeagueStore.create(tmp_path / "lg", LeagueConfig(seed=1)).close()
-    comp = Competition(tmp_path / "lg", ArenaOptions(sandbox=SandboxMode.NONE, move_time=2))
+    # Bots of at most 1 MiB: uploads of at most 2 MiB.
+    comp = Competition(tmp_path / "lg", ArenaOptions(sandbox=SandboxMode.NONE, move_time=2,
+                                                     bot_limits=BotLimits(max_bytes=1 << 20)))
     organiser = comp.accounts.ensure_organiser()
     assert organiser is not None and comp.accounts.ensure_organiser() is None   # only once
     client = TestClient(make_app(comp), raise_server_exceptions=False)
@@ -79,7 +84,7 @@ def test_a_submission_is_validated_entered_and_versioned(server):
     reply = submit(server, alice, LAST, "whatever.py", name="keeper")
     assert reply.status_code == 201 and reply.json()["version"] == 2
     with LeagueStore.open(server.folder) as store:
-        entries = store.entries()
+        entries = store.entries.all()
     assert [(e.name, e.version, e.author, e.status) for e in entries] == [
         ("keeper", 1, "alice", "replaced"), ("keeper", 2, "alice", "active")]
     stored = sorted(p.name for p in (server.folder / "bots").iterdir())
@@ -94,7 +99,7 @@ def test_a_bot_that_fails_validation_is_not_entered(server):
     assert body["validation"]["ok"] is False and body["version"] is None
     assert "RuntimeError: no idea" in body["validation"]["report"]
     with LeagueStore.open(server.folder) as store:
-        assert store.entries() == []
+        assert store.entries.all() == []
 
 
 def test_only_the_owner_replaces_or_retires_a_bot(server):
@@ -250,4 +255,53 @@ def test_two_participants_racing_for_one_name_do_not_share_it(server):
         thread.join()
     assert sorted(r.status_code for r in replies) == [201, 403]
     with LeagueStore.open(server.folder) as store:
-        assert [(e.name, e.version) for e in store.entries()] == [("keeper", 1)]
+        assert [(e.name, e.version) for e in store.entries.all()] == [("keeper", 1)]
+
+
+def folder_zip(files: dict[str, bytes]) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, content in files.items():
+            archive.writestr(f"keeper/{name}", content)
+    return out.getvalue()
+
+
+def test_a_folder_bot_is_entered_from_its_archive(server):
+    alice = participant(server, "alice")
+    files = {"bot.py": FIRST, "data/notes.txt": b"kept beside bot.py\n"}
+    reply = submit(server, alice, folder_zip(files), "keeper.zip")
+    assert reply.status_code == 201, reply.text
+    assert (reply.json()["name"], reply.json()["version"]) == ("keeper", 1)
+    digest = read_archive(folder_zip(files), "keeper.zip").digest
+    assert [p.name for p in (server.folder / "bots").iterdir()] == [f"{digest}.tar.gz"]
+    files["data/notes.txt"] = b"changed\n"
+    reply = submit(server, alice, folder_zip(files), "other.zip", name="keeper")
+    assert reply.status_code == 201 and reply.json()["version"] == 2
+
+
+@pytest.mark.parametrize(("data", "filename", "status", "message"), [
+    (with_symlink(), "linky.tar.gz", 400, "linky.tar.gz: 'passwd' is a symbolic link"),
+    (zip_bomb(8), "bomb.zip", 400, "bomb.zip: unpacks past 1 MiB (the limit)"),
+    (b"PK\x03\x04 junk", "junk.tgz", 400, "junk.tgz: is not a valid .tar.gz archive"),
+    (folder_zip({"main.py": FIRST}), "nobot.zip", 400, "nobot.zip: no bot.py at the top"),
+    (folder_zip({"bot.py": b"\xff\xfe"}), "latin.zip", 415, "bot.py must be UTF-8"),
+    (FIRST, "weird.txt", 415, "not a bot: 'weird.txt'; send a .py file, or a folder"),
+    (b"x" * (3 << 20), "big.zip", 413, "at most"),
+])
+def test_hostile_archives_and_other_files_are_refused_and_nothing_is_written(
+        server, data, filename, status, message):
+    alice = participant(server, "alice")
+    reply = submit(server, alice, data, filename)
+    assert reply.status_code == status, reply.text
+    assert set(reply.json()) == {"error"} and message in reply.json()["error"]
+    assert list((server.folder / "bots").iterdir()) == []
+    with LeagueStore.open(server.folder) as store:
+        assert store.entries.all() == []
+
+
+def test_the_limits_are_public(server):
+    reply = server.get("/api/limits")
+    assert reply.status_code == 200
+    assert reply.json() == {"accepts": [".py", ".zip", ".tar.gz", ".tgz"],
+                            "max_bot_bytes": 1 << 20, "max_bot_files": 256,
+                            "max_upload_bytes": 2 << 20, "packages": None}

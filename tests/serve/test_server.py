@@ -78,7 +78,7 @@ def test_sigkill_and_restart_lose_nothing_and_play_goes_on(tmp_path):
 
 
 def test_submit_says_plainly_what_went_wrong(tmp_path):
-    server = Server(tmp_path / "lg")
+    server = Server(tmp_path / "lg", "--max-bot-mb", "1")   # uploads of at most 2 MiB
     try:
         token = server.participant("alice", server.organiser or "")
         bad = tmp_path / "broken.py"
@@ -99,7 +99,7 @@ def test_submit_says_plainly_what_went_wrong(tmp_path):
 
 
 def chunked_upload_answer(port: int, token: str) -> str:
-    """Send 1.25 MiB of an upload that never declares its length, then wait: the server must
+    """Send 2.5 MiB of an upload that never declares its length, then wait: the server must
     answer 413 without waiting for the rest (it stops reading at the limit)."""
     with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
         sock.sendall((f"POST /api/bots HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
@@ -107,7 +107,7 @@ def chunked_upload_answer(port: int, token: str) -> str:
                       "Content-Type: multipart/form-data; boundary=b\r\n\r\n").encode())
         head = b'--b\r\nContent-Disposition: form-data; name="file"; filename="x.py"\r\n\r\n'
         sock.sendall(b"%x\r\n%s\r\n" % (len(head), head))
-        for _ in range(20):
+        for _ in range(40):
             sock.sendall(b"%x\r\n%s\r\n" % (65536, b"#" * 65536))
         sock.settimeout(10)
         return sock.recv(4096).decode("latin-1")       # no more is sent: a timeout fails
@@ -116,7 +116,8 @@ def chunked_upload_answer(port: int, token: str) -> str:
 
 def test_games_can_be_played_on_ray(tmp_path):
     # Not importorskip: importing ray here would fix its settings for this test process before
-    # tournaments.ray_executor.require_ray chooses them (test_ray_executor then hangs).
+    # tournaments.executors.ray.require_ray chooses them (tests/tournaments/executors/test_ray.py
+    # then hangs).
     if importlib.util.find_spec("ray") is None:
         pytest.skip("Ray is not installed (the dev extra installs it): pip install ray")
     server = Server(tmp_path / "lg", "--executor", "ray")

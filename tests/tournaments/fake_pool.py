@@ -56,5 +56,5 @@ class FakePool:
 
 
 def fake_pool(options: Any, slots: Any = None) -> FakePool:
-    """Pool factory for :class:`tournaments.runner.LocalExecutor`."""
+    """Pool factory for :class:`tournaments.executors.local.LocalExecutor`."""
     return FakePool(options)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from tests.tournaments.fake_pool import FakePool
 from tournaments.config import BotEntry, TournamentConfig
-from tournaments.games import GameRequest, play_one
-from tournaments.store import Store
+from tournaments.executors.executor import GameRequest, play_one
+from tournaments.store.tournament import TournamentStore
 
 __all__ = ["FakeSpec", "fake_config", "fill_store"]
 
@@ -25,7 +25,7 @@ def fake_config(names=("alpha", "beta", "first", "gamma"), **options) -> Tournam
     return TournamentConfig(bots=bots, **options)
 
 
-def fill_store(store: Store, config: TournamentConfig, *, order_seed: int | None = None,
+def fill_store(store: TournamentStore, config: TournamentConfig, *, order_seed: int | None = None,
                limit: int | None = None) -> None:
     """Play (a prefix of) the schedule with the fake pool and store it, in shuffled order."""
     games = list(config.build())[:limit]

@@ -39,3 +39,24 @@ def test_bad_input_is_a_value_error() -> None:
         run_tournament(["nobody"])
     with pytest.raises(ValueError, match="at least 2 bots"):
         run_tournament(["random"])
+
+
+def test_folder_bots_packages_and_limits(tmp_path: Path) -> None:
+    from arena import BotLimits
+    from tests.tournaments.folders import learned, zipped
+    from tournaments.store.database import StoreError
+
+    bot = learned(tmp_path / "src")
+    packed = zipped(bot, tmp_path / "packed.zip")
+    game = play_game([bot, packed, "random"], seed=2, move_time=5, packages=["tabulate"])
+    assert game.record["players"] == ["learned", "packed", "random"] and game.faults == []
+    ranking = run_tournament([bot, packed], cycles=1, seed=2, move_time=5,
+                             packages=["tabulate"], out=tmp_path / "t")
+    assert ranking.games == 2 and all(sum(b.faults.values()) == 0 for b in ranking.bots)
+    assert [p.name for p in ranking.packages or ()] == ["numpy", "tabulate"]
+    with pytest.raises(StoreError, match="holds a different tournament .--allow-package"):
+        run_tournament([bot, packed], move_time=5, out=tmp_path / "t")
+    with pytest.raises(ValueError, match="package 'no-such-package-here' is not installed"):
+        play_game([bot, "random"], packages=["no-such-package-here"])
+    with pytest.raises(ValueError, match="learned: more than 1 files"):
+        play_game([bot, "random"], bot_limits=BotLimits(max_files=1))

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.pool import ArenaOptions, SandboxUnavailable, check_sandbox
+from arena import ArenaOptions, SandboxUnavailable, check_sandbox
 from cli.main import app
 from engine import replay
 
@@ -164,7 +164,7 @@ def test_dry_run_prints_the_schedule_only(tmp_path):
     assert "bots (5): first, last, lucky, faulty, slowish" in result.output
     assert ("games: 60 (15 tables, each played in every seat rotation on one deal; "
             "48 games per bot)") in result.output
-    assert "estimated time" in result.output
+    assert "time: at most" in result.output
     assert not (tmp_path / "x").exists()
 
 

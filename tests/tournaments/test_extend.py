@@ -12,15 +12,16 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.pool import ArenaOptions
+from arena import ArenaOptions
 from cli.main import app
 from tests.tournaments.fake_pool import fake_pool
 from tests.tournaments.helpers import FakeSpec, fake_config
 from tournaments.api import run_tournament
 from tournaments.config import TournamentConfig
-from tournaments.runner import LocalExecutor
+from tournaments.executors.local import LocalExecutor
 from tournaments.schedule import ScheduleKind, build_schedule
-from tournaments.store import DB_NAME, Store, StoreError
+from tournaments.store.database import StoreError
+from tournaments.store.tournament import DB_NAME, TournamentStore
 from tournaments.tournament import plan, play_tournament
 
 runner = CliRunner()
@@ -46,7 +47,7 @@ def test_fewer_cycles_are_a_prefix_of_more(players, bots, kind, games):
 # ---------------------------------------------------------------------- the store, in process
 def play(out: Path, config: TournamentConfig) -> tuple[tuple[int, int] | None, bytes]:
     """Play (the rest of) ``config`` into ``out`` with the fake pool; ranking.json's bytes."""
-    with Store.open(out, config) as store:
+    with TournamentStore.open(out, config) as store:
         the_plan = plan(config, store, 2)
         play_tournament([FakeSpec(n) for n in config.names], store, the_plan,
                         LocalExecutor(ArenaOptions(), 2, pool_factory=fake_pool), out=out)
@@ -62,9 +63,9 @@ def test_extending_plays_only_the_new_cycles_and_ranks_as_one_run(tmp_path, opti
     two, four = fake_config(cycles=2, seed=8, **options), fake_config(cycles=4, seed=8, **options)
     out = tmp_path / "extended"
     assert play(out, two)[0] is None
-    with Store.open(out) as store:
+    with TournamentStore.open(out) as store:
         first_games = store.games()
-    with Store.open(out, four) as store:
+    with TournamentStore.open(out, four) as store:
         assert store.extended == (2, 4)
         assert store.planned == len(four.build()) == 2 * len(two.build())
         assert store.config() == four
@@ -74,7 +75,7 @@ def test_extending_plays_only_the_new_cycles_and_ranks_as_one_run(tmp_path, opti
         assert "resuming: " in the_plan.summary(2)
     extended, text = play(out, four)
     assert extended is None                    # already extended by the open above
-    with Store.open(out) as store:
+    with TournamentStore.open(out) as store:
         assert store.games()[:len(first_games)] == first_games   # stored games kept as they were
         assert store.count() == len(four.build())
     fresh = play(tmp_path / "fresh", four)[1]
@@ -84,9 +85,9 @@ def test_extending_plays_only_the_new_cycles_and_ranks_as_one_run(tmp_path, opti
 
 def test_fewer_cycles_or_another_difference_is_refused(tmp_path):
     config = fake_config(cycles=4, seed=4)
-    Store.open(tmp_path, config).close()
+    TournamentStore.open(tmp_path, config).close()
     with pytest.raises(StoreError) as err:
-        Store.open(tmp_path, fake_config(cycles=2, seed=4))
+        TournamentStore.open(tmp_path, fake_config(cycles=2, seed=4))
     assert str(err.value) == (f"{tmp_path} holds 4 cycles already; --cycles 2 would drop games "
                               "(use --cycles 4 or more, or another --out)")
     for change, message in [
@@ -99,18 +100,18 @@ def test_fewer_cycles_or_another_difference_is_refused(tmp_path):
         names = change.pop("names", ("alpha", "beta", "first", "gamma"))
         wanted = fake_config(names, **{"cycles": 6, "seed": 4, **change})
         with pytest.raises(StoreError, match="holds a different tournament") as err:
-            Store.open(tmp_path, wanted)
+            TournamentStore.open(tmp_path, wanted)
         assert message in str(err.value) and "\n" not in str(err.value)
-    with Store.open(tmp_path) as store:                  # nothing was changed by the refusals
+    with TournamentStore.open(tmp_path) as store:     # nothing was changed by the refusals
         assert store.config() == config and store.planned == len(config.build())
 
 
 def test_a_dry_run_checks_the_extension_without_writing_it(tmp_path):
     config = fake_config(cycles=2)
-    Store.open(tmp_path, config).close()
-    with Store.open(tmp_path, fake_config(cycles=3), extend=False) as store:
+    TournamentStore.open(tmp_path, config).close()
+    with TournamentStore.open(tmp_path, fake_config(cycles=3), extend=False) as store:
         assert store.extended == (2, 3)
-    with Store.open(tmp_path) as store:
+    with TournamentStore.open(tmp_path) as store:
         assert store.config() == config and store.planned == len(config.build())
 
 

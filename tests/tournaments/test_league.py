@@ -9,14 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from arena.pool import ArenaOptions, BotSpec
+from arena import ArenaOptions, BotSpec
 from tests.tournaments.fake_pool import FakePool, FakeResult, fake_pool
-from tournaments.games import GameOutcome, GameRequest, OnFinished
-from tournaments.league import LeagueError, add_files, league_ranking, play_batch
-from tournaments.league_store import LeagueConfig, LeagueStore
+from tournaments.executors.executor import GameOutcome, GameRequest, OnFinished
+from tournaments.executors.local import LocalExecutor
+from tournaments.league import LeagueError, add_files, play_batch
+from tournaments.league_config import LeagueConfig
 from tournaments.matchmaking import PLACEMENT_DEALS, wrong_order_chance
 from tournaments.ranking import ranking_json
-from tournaments.runner import LocalExecutor
+from tournaments.store.league import LeagueStore
 
 OPTIONS = ArenaOptions()
 
@@ -40,7 +41,7 @@ def league(tmp_path: Path, name: str, bots: dict[str, str | None], *, players=(4
 
 
 def planned(store: LeagueStore) -> list[tuple[int, int, int, tuple[int, ...], int]]:
-    return [(g.index, g.round, g.deal, g.seats, g.seed) for g in store.planned()]
+    return [(g.index, g.round, g.deal, g.seats, g.seed) for g in store.batches.planned()]
 
 
 FIELD = {"alpha": None, "beta": None, "first": None, "faulty": None, "gamma": None,
@@ -52,14 +53,14 @@ def test_versions_retire_and_the_leaderboard(tmp_path):
     play_batch(store, local(), games=24)
     changed = tmp_path / "alpha.py"
     changed.write_text("# alpha, version 2\n")
-    entry, what = store.add_entry("alpha", changed.read_bytes(), "ann")
+    entry, what = store.entries.add("alpha", changed.read_bytes(), "ann")
     assert (what, entry.version, entry.author) == ("version", 2, "ann")
-    assert store.add_entry("alpha", changed.read_bytes(), None)[1] == "unchanged"
-    assert store.retire("beta").status == "retired"
+    assert store.entries.add("alpha", changed.read_bytes(), None)[1] == "unchanged"
+    assert store.entries.retire("beta").status == "retired"
     with pytest.raises(ValueError, match="retired already"):
-        store.retire("beta")
+        store.entries.retire("beta")
     with pytest.raises(KeyError):
-        store.retire("nobody")
+        store.entries.retire("nobody")
     play_batch(store, local(), games=24)
     ranking = ranking_json_of(store)
     active = {row["name"]: row for row in ranking["bots"]}
@@ -73,17 +74,17 @@ def test_versions_retire_and_the_leaderboard(tmp_path):
     assert [row["rank"] for row in ranking["bots"]] == [1, 2, 3, 4, 5]
     assert ranking["league"] == {"entries": 7, "active": 5, "batches": 2, "pending": 0}
     # Games after the change seat only active entries.
-    second = [g for g in store.planned() if g.batch == 2]
-    old = {e.id for e in store.entries() if not e.active}
+    second = [g for g in store.batches.planned() if g.batch == 2]
+    old = {e.id for e in store.entries.all() if not e.active}
     assert second and not any(set(g.seats) & old for g in second)
     # The same content back under its name: on the leaderboard again.
-    assert store.add_entry("beta", (tmp_path / "lg-files" / "beta.py").read_bytes(),
+    assert store.entries.add("beta", (tmp_path / "lg-files" / "beta.py").read_bytes(),
                            None)[1] == "back"
     store.close()
 
 
 def ranking_json_of(store: LeagueStore) -> dict:
-    return json.loads(ranking_json(league_ranking(store)))
+    return json.loads(ranking_json(store.ranking()))
 
 
 def test_every_table_is_whole_in_every_rotation_and_the_batch_is_whole_tables(tmp_path):
@@ -91,7 +92,7 @@ def test_every_table_is_whole_in_every_rotation_and_the_batch_is_whole_tables(tm
     report = play_batch(store, local(), games=30)
     assert report.outcome == "done" and report.played == report.games >= 30
     deals: dict[int, list[tuple[int, ...]]] = {}
-    for g in store.planned():
+    for g in store.batches.planned():
         deals.setdefault(g.deal, []).append(g.seats)
     for seatings in deals.values():
         size = len(seatings[0])
@@ -132,9 +133,9 @@ def test_a_batch_killed_anywhere_resumes_with_the_same_games(tmp_path, kill_afte
     assert killed.count() == kill_after
     report = play_batch(killed, local(2), games=999)     # a new --games is not used
     assert report.resumed and report.played == 40 - kill_after
-    assert killed.open_batch() is None
+    assert killed.batches.unfinished() is None
     assert planned(killed) == planned(whole)
-    assert ranking_json(league_ranking(killed)) == ranking_json(league_ranking(whole))
+    assert ranking_json(killed.ranking()) == ranking_json(whole.ranking())
     # ... and the run after that starts a new batch.
     assert not play_batch(killed, local(), games=8).resumed
     whole.close()
@@ -146,9 +147,9 @@ def test_the_same_commands_give_the_same_games_for_any_worker_count(tmp_path):
     for workers in (1, 3):
         store = league(tmp_path, f"w{workers}", FIELD)
         play_batch(store, local(workers), games=36)
-        store.add_entry("late", b"# late\n", None)
+        store.entries.add("late", b"# late\n", None)
         play_batch(store, local(workers), games=36)
-        texts.append(ranking_json(league_ranking(store)))
+        texts.append(ranking_json(store.ranking()))
         plans.append(planned(store))
         store.close()
     assert texts[0] == texts[1] and plans[0] == plans[1]
@@ -157,9 +158,9 @@ def test_the_same_commands_give_the_same_games_for_any_worker_count(tmp_path):
 def test_a_new_entry_plays_placement_tables_first(tmp_path):
     store = league(tmp_path, "lg", FIELD)
     play_batch(store, local(), games=48)
-    late, _ = store.add_entry("late", b"# late\n", None)
+    late, _ = store.entries.add("late", b"# late\n", None)
     play_batch(store, local(), games=16)
-    batch = [g for g in store.planned() if g.batch == 2]
+    batch = [g for g in store.batches.planned() if g.batch == 2]
     first_round = [g for g in batch if g.round == 0]
     assert any(late.id in g.seats for g in first_round)
     assert len({g.deal for g in batch if late.id in g.seats}) >= PLACEMENT_DEALS
@@ -170,8 +171,8 @@ def test_two_entries_of_one_author_never_share_a_table(tmp_path):
     bots = {f"b{i}": ("ann" if i < 4 else "bob" if i < 7 else None) for i in range(10)}
     store = league(tmp_path, "lg", bots, players=(3, 4))
     play_batch(store, local(), games=120)
-    author = {e.id: e.author for e in store.entries()}
-    for g in store.planned():
+    author = {e.id: e.author for e in store.entries.all()}
+    for g in store.batches.planned():
         named = [author[b] for b in g.seats if author[b] is not None]
         assert len(named) == len(set(named)), g
     store.close()
@@ -182,7 +183,7 @@ def test_too_few_authors_for_a_table_is_a_clear_error(tmp_path):
     with pytest.raises(LeagueError, match="4-player tables need 4 active entries by "
                                           "different authors; the league has 3"):
         play_batch(store, local(), games=8)
-    assert store.batches() == 0            # nothing recorded
+    assert store.batches.count() == 0            # nothing recorded
     store.close()
 
 
@@ -209,7 +210,7 @@ def test_until_confident_stops_once_neighbours_are_ordered(tmp_path):
     store = league(tmp_path, "lg", {f"s{k}": None for k in (0, 3, 6, 9, 12)})
     report = play_batch(store, local(factory=strength_pool), games=2000, confidence=0.9)
     assert report.outcome == "confident" and report.games < 2000
-    ranking = league_ranking(store)
+    ranking = store.ranking()
     assert [row.name for row in ranking.bots] == ["s12", "s9", "s6", "s3", "s0"]
     rows = ranking.bots
     for a, b in zip(rows, rows[1:], strict=False):
@@ -230,7 +231,7 @@ def _cand(row):
 def test_a_league_folder_is_new_or_refused(tmp_path):
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "notes.txt").write_text("mine")
-    from tournaments.store import StoreError
+    from tournaments.store.database import StoreError
 
     with pytest.raises(StoreError, match="holds other files"):
         LeagueStore.create(tmp_path / "full", LeagueConfig())

@@ -13,26 +13,27 @@ from engine import Variant
 from tests.tournaments.helpers import fake_config, fill_store
 from tournaments.ranking import build_ranking, ranking_json
 from tournaments.report import ranking_csv, ranking_markdown, ranking_table, write_rankings
-from tournaments.store import DB_NAME, Store, StoreError
-from tournaments.tournament import rank_directory
+from tournaments.store.database import StoreError
+from tournaments.store.results import rank_directory
+from tournaments.store.tournament import DB_NAME, TournamentStore
 
 FAULT_KEYS = {"start", "timeout", "crash", "illegal", "protocol"}
 
 
 def test_store_round_trip_and_resume(tmp_path):
     config = fake_config(cycles=4, seed=4)
-    with Store.open(tmp_path, config) as store:
+    with TournamentStore.open(tmp_path, config) as store:
         fill_store(store, config, limit=10)
         assert store.count() == 10
         assert store.planned == len(config.build())
-    with Store.open(tmp_path, fake_config(cycles=4, seed=4)) as store:
+    with TournamentStore.open(tmp_path, fake_config(cycles=4, seed=4)) as store:
         assert store.done() == set(range(10))
         games = store.games()
         assert [g.index for g in games] == list(range(10))
         assert games[0].seats == config.build()[0].seats
         index, record = next(store.records())
-        assert index == 0 and record["format"] == "sushi-go-record/1"
-    with Store.open(tmp_path) as store:          # no config: read-only use
+        assert index == 0 and record.to_json()["format"] == "sushi-go-record/1"
+    with TournamentStore.open(tmp_path) as store:          # no config: read-only use
         assert store.config() == config
 
 
@@ -46,51 +47,51 @@ def test_store_round_trip_and_resume(tmp_path):
 ])
 def test_a_different_tournament_is_refused(tmp_path, change, message):
     options = {"cycles": 2, "seed": 4}
-    Store.open(tmp_path, fake_config(**options)).close()
+    TournamentStore.open(tmp_path, fake_config(**options)).close()
     names = change.pop("names", ("alpha", "beta", "first", "gamma"))
     with pytest.raises(StoreError, match="holds a different tournament") as err:
-        Store.open(tmp_path, fake_config(names, **{**options, **change}))
+        TournamentStore.open(tmp_path, fake_config(names, **{**options, **change}))
     assert message in str(err.value)
     assert "\n" not in str(err.value)
 
 
 def test_a_changed_bot_file_is_refused(tmp_path):
     config = fake_config()
-    Store.open(tmp_path, config).close()
+    TournamentStore.open(tmp_path, config).close()
     bots = list(config.bots)
     bots[1] = type(bots[1])(bots[1].name, "f" * 64)
     changed = type(config)(bots=tuple(bots))
     with pytest.raises(StoreError, match="bot file beta changed"):
-        Store.open(tmp_path, changed)
+        TournamentStore.open(tmp_path, changed)
 
 
 def test_damaged_databases_are_refused(tmp_path):
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / DB_NAME).write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(StoreError, match="damaged or not a tournament database"):
-        Store.open(tmp_path / "a", fake_config())
+        TournamentStore.open(tmp_path / "a", fake_config())
     (tmp_path / "b").mkdir()
     conn = sqlite3.connect(tmp_path / "b" / DB_NAME)
     conn.execute("CREATE TABLE other (x)")
     conn.commit()
     conn.close()
     with pytest.raises(StoreError, match="missing table games, meta"):
-        Store.open(tmp_path / "b", fake_config())
+        TournamentStore.open(tmp_path / "b", fake_config())
     with pytest.raises(StoreError, match="holds no tournament"):
-        Store.open(tmp_path / "c")
+        TournamentStore.open(tmp_path / "c")
     config = fake_config()
-    Store.open(tmp_path / "d", config).close()
+    TournamentStore.open(tmp_path / "d", config).close()
     conn = sqlite3.connect(tmp_path / "d" / DB_NAME)
     conn.execute("UPDATE meta SET value = 'nonsense' WHERE key = 'identity'")
     conn.commit()
     conn.close()
     with pytest.raises(StoreError, match="damaged"):
-        Store.open(tmp_path / "d", config)
+        TournamentStore.open(tmp_path / "d", config)
 
 
 def test_ranking_follows_the_interface(tmp_path):
     config = fake_config(names=("alpha", "beta", "faulty", "first", "gamma"), cycles=2)
-    with Store.open(tmp_path, config) as store:
+    with TournamentStore.open(tmp_path, config) as store:
         fill_store(store, config)
         ranking = build_ranking(config, store.games()).to_json()
     assert ranking["format"] == "sushi-go-ranking/1"
@@ -119,7 +120,7 @@ def test_ranking_ignores_completion_order(tmp_path):
     config = fake_config(cycles=2)
     texts = []
     for n, order in enumerate((None, 1, 2)):
-        with Store.open(tmp_path / str(n), config) as store:
+        with TournamentStore.open(tmp_path / str(n), config) as store:
             fill_store(store, config, order_seed=order)
             texts.append(ranking_json(build_ranking(config, store.games())))
     assert texts[0] == texts[1] == texts[2]
@@ -128,7 +129,7 @@ def test_ranking_ignores_completion_order(tmp_path):
 
 def test_partial_tournament_and_exports(tmp_path):
     config = fake_config(cycles=2)
-    with Store.open(tmp_path, config) as store:
+    with TournamentStore.open(tmp_path, config) as store:
         fill_store(store, config, limit=7)
     ranking = rank_directory(tmp_path)
     assert ranking.games == 7 and ranking.complete is False
@@ -151,7 +152,7 @@ def test_partial_tournament_and_exports(tmp_path):
 
 def test_fewer_bots_than_seats_and_empty(tmp_path):
     config = fake_config(names=("alpha", "first"), cycles=2)
-    with Store.open(tmp_path, config) as store:
+    with TournamentStore.open(tmp_path, config) as store:
         empty = build_ranking(config, store.games())
         assert empty.games == 0 and all(b.games == 0 for b in empty.bots)
         fill_store(store, config)
@@ -163,11 +164,11 @@ def test_fewer_bots_than_seats_and_empty(tmp_path):
 
 def test_one_writing_run_at_a_time(tmp_path):
     config = fake_config()
-    with Store.open(tmp_path, config) as store:
+    with TournamentStore.open(tmp_path, config) as store:
         fill_store(store, config, limit=2)
         with pytest.raises(StoreError, match="another run is using"):
-            Store.open(tmp_path, config)
-        with Store.open(tmp_path) as reader:        # reading is always allowed
+            TournamentStore.open(tmp_path, config)
+        with TournamentStore.open(tmp_path) as reader:        # reading is always allowed
             assert reader.count() == 2
-    with Store.open(tmp_path, config) as store:     # released on close
+    with TournamentStore.open(tmp_path, config) as store:     # released on close
         assert store.count() == 2

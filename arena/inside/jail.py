@@ -1,0 +1,155 @@
+"""Inside the sandbox: the runner's lock-down, applied right before the bot's code runs.
+
+Resource limits, its private uid, no capability left in any namespace, the seccomp filter
+(:class:`Jail`); a fresh private ``/tmp`` (:func:`mount_tmp`); the bot's files in a tmpfs of
+their own, made read-only (:func:`place`). Like the runner, this file runs inside the sandbox
+(as ``sushi_jail`` in its library) and imports only the standard library.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = ["Jail", "confine", "drop_capabilities", "install_filter", "mount_tmp", "place",
+           "read_program"]
+
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 0x1, 0x2, 0x4, 0x8
+_MS_REMOUNT, _MS_NOATIME, _MS_BIND = 0x20, 0x400, 0x1000
+_PR_SET_NO_NEW_PRIVS, _PR_CAPBSET_DROP = 38, 24
+_SYS_SECCOMP = {"x86_64": 317, "aarch64": 277, "riscv64": 277, "ppc64le": 358}
+
+
+def _libc() -> Any:
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        import ctypes
+
+        raise OSError(ctypes.get_errno(), f"{what} failed")
+
+
+class Jail:
+    """The lock-down a runner applies to itself right before the bot's code runs: resource
+    limits, its private uid, no capability left in any namespace, the seccomp filter."""
+
+    def __init__(self, config: dict[str, Any], program: bytes, *, mount: bool) -> None:
+        self.config = config
+        self.program = program
+        #: The runner has the privilege to mount the bot's folder (a sandbox's runner).
+        self.mount = mount
+
+    def lock(self, address_base: int = 0) -> None:
+        """Lock down now; the address-space limit is ``address_base`` bytes (what the runner
+        mapped before the bot: interpreter, packages) more than the bot's memory."""
+        limits = dict(self.config.get("limits", {}))
+        if "RLIMIT_AS" in limits:
+            limits["RLIMIT_AS"] += max(0, int(address_base))
+        confine({**self.config, "limits": limits})
+        if self.mount:
+            libc = _libc()
+            drop_capabilities(libc)
+            if self.program:
+                install_filter(libc, self.program)
+
+
+def drop_capabilities(libc: Any) -> None:
+    """No capability left, now or after exec (the runner has none in any namespace)."""
+    import ctypes
+
+    for cap in range(64):
+        if libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 and ctypes.get_errno() == 22:
+            break  # EINVAL: past the last capability
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this thread
+    data = (ctypes.c_uint32 * 6)()
+    _check(libc.capset(header, data), "capset")
+
+
+def install_filter(libc: Any, program: bytes) -> None:
+    """Install the seccomp program (``no_new_privs`` first); it holds for every thread
+    started afterwards and across ``execve``."""
+    import ctypes
+    import platform
+
+    class Prog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    buffer = ctypes.create_string_buffer(program, len(program))
+    prog = Prog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    _check(libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    number = _SYS_SECCOMP[platform.machine()]
+    _check(libc.syscall(number, 1, 0, ctypes.byref(prog)), "seccomp")
+
+
+def read_program(fd: int | None) -> bytes:
+    """The seccomp program the arena wrote to pipe ``fd`` (empty without one)."""
+    if fd is None:
+        return b""
+    chunks = []
+    while chunk := os.read(fd, 1 << 16):
+        chunks.append(chunk)
+    os.close(fd)
+    return b"".join(chunks)
+
+
+def confine(config: dict[str, Any]) -> None:
+    """Apply resource limits, then drop to the unprivileged uid if one is given."""
+    import resource
+
+    for name, value in config.get("limits", {}).items():
+        resource.setrlimit(getattr(resource, name), (value, value))
+    # A woken bot does not preempt the arena while it sends the other seats' requests.
+    try:  # noqa: SIM105 - no contextlib (boot time)
+        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+    except (AttributeError, OSError):
+        pass
+    uid = config.get("uid")
+    if uid is not None and os.getuid() == 0:
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+        if os.getuid() != uid or os.geteuid() != uid:  # pragma: no cover - paranoia
+            raise SystemExit("could not drop privileges")
+
+
+def mount_tmp(tmp_bytes: int) -> None:
+    """A fresh, private tmpfs of ``tmp_bytes`` at ``/tmp``, the working directory."""
+    libc = _libc()
+    options = f"size={tmp_bytes},mode=1777".encode()
+    _check(libc.mount(b"tmpfs", b"/tmp", b"tmpfs", _MS_NOSUID | _MS_NODEV | _MS_NOATIME,
+                      options), "mount /tmp")
+    os.chdir("/tmp")
+
+
+def place(folder: str, files: list[tuple[str, bytes]], *, mount: bool) -> None:
+    """Write the bot's files under ``folder``: with ``mount`` (in the sandbox), into a fresh
+    tmpfs mounted there and then made read-only; without, into a plain folder."""
+    if mount:
+        size = sum(len(data) for _, data in files) + (len(files) + 16) * 4096
+        libc = _libc()
+        options = f"size={size},nr_inodes={2 * len(files) + 64},mode=0755".encode()
+        _check(libc.mount(b"tmpfs", folder.encode(), b"tmpfs",
+                          _MS_NOSUID | _MS_NODEV | _MS_NOEXEC | _MS_NOATIME, options),
+               "mount the bot's folder")
+    for path, data in files:
+        target = f"{folder}/{path}"
+        os.makedirs(os.path.dirname(target) or ".", mode=0o755, exist_ok=True)
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+    if mount:
+        _check(_libc().mount(None, folder.encode(), None,
+                             _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _MS_NOSUID | _MS_NODEV
+                             | _MS_NOEXEC | _MS_NOATIME, None),
+               "make the bot's folder read-only")

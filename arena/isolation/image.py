@@ -1,0 +1,204 @@
+"""The files a bot can read, listed once per run: a minimal image of the interpreter, copied to
+RAM.
+
+Every sandbox reads the same files (the interpreter, its shared libraries, the standard library,
+the allowed packages, ``engine``). On a disk they are a channel: a bot that reads rarely used
+files leaves them warm in the page cache (and missing names in the directory cache), and a bot
+of a later game times its reads to learn what it was told. So bots never see the host's files. A
+new sandbox first copies what this module lists into a fresh, plain tmpfs
+(:mod:`arena.inside.boot`, run inside it), makes that its root, read-only and ``noatime``, and
+only then starts the interpreter from it. On a tmpfs every page, inode and name is always in
+memory and missing names are never cached, so a read leaves nothing a later read can time.
+
+The image holds only what bots need: the real interpreter binary and every shared library it and
+its extension modules load (found with ``ldd``, with the symbolic links on the way), the
+standard library without its tests, GUI, installers and build files, byte-compiled modules for
+the sources kept, the allowed packages with their dependencies (numpy by default), the host's
+``ld.so.cache``, and the arena's library (:mod:`arena.isolation.library`). Its listing is made
+once per process (:func:`image_spec`) and written next to the library as ``manifest``."""
+
+from __future__ import annotations
+
+import functools
+import logging
+import marshal
+import os
+import re
+import sys
+import sysconfig
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from arena.isolation.elf import is_elf, shared_libraries
+from arena.isolation.packages import (
+    DEFAULT_PACKAGES,
+    Package,
+    PackageError,
+    resolve_packages,
+)
+
+__all__ = ["DEFAULT_PACKAGES", "IMAGE_PACKAGES", "ImageSpec", "Package", "PackageError",
+           "image_spec", "resolve_packages"]
+
+log = logging.getLogger(__name__)
+
+#: Where allowed packages appear inside the sandbox (on the runner's ``sys.path``).
+IMAGE_PACKAGES = "/arena/packages"
+#: Parts of the standard library a bot does not need: tests, GUI, installers, build files.
+_STDLIB_SKIP = {"test", "tests", "idle_test", "idlelib", "tkinter", "turtledemo", "ensurepip",
+                "lib2to3", "site-packages", "dist-packages", "pydoc_data", "venv", "distutils",
+                "__phello__", "sitecustomize.py", "usercustomize.py"}
+#: Extension modules left out: test modules, GUI and terminal, network and system databases.
+_DYNLOAD_SKIP = re.compile(r"^(_test|_ctypes_test|_xxtestfuzz|xxlimited|_tkinter|readline|"
+                           r"_curses|nis|spwd|ossaudiodev|_ssl|_dbm|_gdbm)")
+#: Parts of packages left out.
+_PACKAGE_SKIP = {"tests", "test"}
+#: Files of packages no import needs (type stubs, C headers and sources, static libraries).
+_PACKAGE_SKIP_SUFFIXES = (".pyi", ".pxd", ".pyx", ".h", ".c", ".a")
+_SO = re.compile(r"\.so(\.\d+)*$")
+#: The top-level links of a merged-/usr system (``/lib -> usr/lib``) the loader's paths go through.
+_TOP_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+
+
+@dataclass
+class ImageSpec:
+    """What goes into the image: files copied, symbolic links, empty folders."""
+
+    files: dict[str, str] = field(default_factory=dict)     #: path in the image -> host source
+    links: dict[str, str] = field(default_factory=dict)     #: path in the image -> link target
+    dirs: set[str] = field(default_factory=set)
+    packages: tuple[Package, ...] = ()
+    size: int = 0
+
+    def add_file(self, source: str, dest: str | None = None) -> None:
+        """Copy host file ``source`` to ``dest`` (default: the same path), following the
+        symbolic links on its way as links of the image."""
+        if dest is None:
+            dest = self._follow(source)
+            if dest is None:
+                return
+            source = dest
+        if dest in self.files:
+            return
+        try:
+            size = os.stat(source).st_size
+        except OSError:
+            return
+        self.files[dest] = source
+        self.size += size
+
+    def _follow(self, path: str) -> str | None:
+        """The real path of ``path``, recording every link met on the way as a link of the
+        image (so the path works inside it as it does here); None if it does not resolve."""
+        parts = [p for p in path.split("/") if p]
+        current = ""
+        hops = 0
+        while parts:
+            name = parts.pop(0)
+            if name == ".":
+                continue
+            if name == "..":
+                current = current.rpartition("/")[0]
+                continue
+            candidate = f"{current}/{name}"
+            if os.path.islink(candidate):
+                hops += 1
+                if hops > 40:
+                    return None
+                target = os.readlink(candidate)
+                self.links[candidate] = target
+                base = "" if target.startswith("/") else current
+                parts = [p for p in target.split("/") if p] + parts
+                current = base
+                continue
+            current = candidate
+        return current if os.path.isfile(current) else None
+
+    def add_tree(self, root: str, dest: str, skip: Iterable[str] = (),
+                 suffixes: tuple[str, ...] = ()) -> None:
+        """Copy the folder ``root`` to ``dest``, without names in ``skip`` or ending in
+        ``suffixes``, keeping a compiled module only when its source is kept."""
+        skipped = set(skip)
+        tag = sys.implementation.cache_tag
+        for folder, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if d not in skipped)
+            rel = os.path.relpath(folder, root)
+            target = dest if rel == "." else f"{dest}/{rel}"
+            self.dirs.add(target)
+            in_cache = os.path.basename(folder) == "__pycache__"
+            for name in sorted(filenames):
+                if name in skipped or name.endswith(suffixes):
+                    continue
+                if in_cache:
+                    module, _, rest = name.partition(".")
+                    if rest != f"{tag}.pyc" or not os.path.exists(
+                            os.path.join(folder, "..", module + ".py")):
+                        continue
+                source = os.path.join(folder, name)
+                if os.path.islink(source):
+                    real = self._follow(source)
+                    if real is not None:
+                        self.add_file(real, f"{target}/{name}")
+                    continue
+                self.add_file(source, f"{target}/{name}")
+
+    def manifest(self, devices: Sequence[str]) -> bytes:
+        """The listing :mod:`arena.inside.boot` copies from, as ``marshal`` bytes, with the
+        ``devices`` it binds into the image."""
+        files = []
+        for dest, source in sorted(self.files.items()):
+            info = os.stat(source)
+            files.append((source, dest, info.st_mode & 0o777, info.st_mtime_ns))
+        return marshal.dumps({"files": files, "links": sorted(self.links.items()),
+                              "dirs": sorted(self.dirs), "devices": list(devices)})
+
+    def sources(self) -> list[str]:
+        """Host folders the copy reads from (bound read-only into the booting sandbox)."""
+        roots: list[str] = []
+        for source in sorted({os.path.dirname(s) for s in self.files.values()}):
+            if not any(source == r or source.startswith(r + "/") for r in roots):
+                roots.append(source)
+        return roots
+
+
+@functools.lru_cache(maxsize=8)
+def image_spec(packages: tuple[str, ...], lib: str, lib_in_box: str) -> ImageSpec:
+    """The image for bots allowed ``packages``, with the arena's library folder ``lib``
+    (appearing at ``lib_in_box``). Raises :class:`PackageError`."""
+    spec = ImageSpec(packages=resolve_packages(packages))
+    executable = os.path.realpath(sys.executable)
+    for name in _TOP_LINKS:
+        path = f"/{name}"
+        if os.path.islink(path):
+            spec.links[path] = os.readlink(path)
+    spec.add_file(executable)
+    base = {"base": sys.base_prefix, "platbase": sys.base_exec_prefix,
+            "installed_base": sys.base_prefix, "installed_platbase": sys.base_exec_prefix}
+    paths = sysconfig.get_paths(vars=base)  # the installation's, not a virtualenv's
+    stdlib, platstdlib = paths["stdlib"], paths["platstdlib"]
+    skip = {*_STDLIB_SKIP, *(n for n in os.listdir(stdlib) if n.startswith("config-"))}
+    spec.add_tree(stdlib, os.path.realpath(stdlib), skip | {"lib-dynload"})
+    dynload = os.path.join(platstdlib, "lib-dynload")
+    if os.path.isdir(dynload):
+        kept = [n for n in os.listdir(dynload) if not _DYNLOAD_SKIP.match(n)]
+        spec.add_tree(dynload, os.path.realpath(dynload),
+                      {n for n in os.listdir(dynload) if n not in kept})
+    for package in spec.packages:
+        for top in package.tops:
+            source = os.path.join(package.site, top)
+            if os.path.isdir(source):
+                spec.add_tree(source, f"{IMAGE_PACKAGES}/{top}", _PACKAGE_SKIP,
+                              _PACKAGE_SKIP_SUFFIXES)
+            elif os.path.isfile(source):
+                spec.add_file(source, f"{IMAGE_PACKAGES}/{top}")
+    spec.add_tree(lib, lib_in_box)
+    elves = [s for s in spec.files.values() if _SO.search(s) or s == executable]
+    elves = [s for s in elves if is_elf(s)]
+    sites = tuple(p.site + "/" for p in spec.packages)
+    for library in shared_libraries(elves):
+        if not library.startswith(sites):  # a package's own libraries are in the image already
+            spec.add_file(library)
+    if os.path.isfile("/etc/ld.so.cache"):
+        spec.add_file("/etc/ld.so.cache")
+    spec.dirs.update({"/tmp", "/dev", "/etc", "/arena/bot", IMAGE_PACKAGES})
+    return spec

@@ -1,0 +1,234 @@
+"""The two ways a runner process is started, reached, killed and collected.
+
+- :class:`ForkedRunner`: the pool's zygote (:mod:`arena.isolation.zygote`) forks it into fresh
+  namespaces; the zygote reports its pid and, later, its exit.
+- :class:`SpawnedRunner`: a process of its own, started here (``subprocess.Popen``): a whole
+  bubblewrap sandbox per runner (when there is no zygote), or a plain process (``--sandbox
+  none``); a pidfd says when it exits.
+
+Each holds what the runner was given (a private uid, a cgroup, a scratch folder) and frees it
+once the process is collected. Killing never waits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import select
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+
+from arena.isolation.cgroups.cgroup import BotCgroup
+from arena.isolation.sandbox import Launch, Sandbox
+from arena.isolation.uids import UidLease
+from arena.isolation.zygote import Zygote, descendant
+
+__all__ = ["ForkedRunner", "Runner", "SpawnedRunner"]
+
+log = logging.getLogger(__name__)
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+class Runner:
+    """A started runner process: what it holds, and how to reach and end it."""
+
+    def __init__(self, launch: Launch) -> None:
+        self.launch: Launch | None = launch
+        #: The host pid of the bot's own process (0 until known).
+        self.pid = 0
+        #: Readable when the process exits (-1: none; its exit is learned another way).
+        self.pidfd = -1
+        #: Its exit status once known (negative: the signal that killed it).
+        self.returncode: int | None = None
+
+    @property
+    def uid(self) -> UidLease | None:
+        return self.launch.uid if self.launch is not None else None
+
+    @property
+    def cgroup(self) -> BotCgroup | None:
+        return self.launch.cgroup if self.launch is not None else None
+
+    def locate(self, pump: Callable[[], None] | None = None) -> None:
+        """Find the bot's host pid (at its hello); a runner forked by the zygote joins its
+        cgroup now, before any bot code. ``pump`` takes in the zygote's reports while it
+        waits for them. Raises ``OSError`` when it cannot be placed."""
+        raise NotImplementedError
+
+    def exit_status(self) -> int | None:
+        """Its exit status if it has exited (without collecting it), else None."""
+        return self.returncode
+
+    def pause(self, stop: bool, *, seccomp_on: bool) -> bool:
+        """Stop (or continue) the bot's process: its cgroup frozen, or SIGSTOP (under seccomp
+        the runner cannot start processes, so stopping it stops the bot). False if it could
+        not (a process that is gone needs no pausing)."""
+        cgroup = self.cgroup
+        try:
+            if seccomp_on or cgroup is None or not cgroup.support.freezer:
+                if self.pid <= 0:
+                    raise ProcessLookupError("the runner's pid is not known")
+                os.kill(self.pid, signal.SIGSTOP if stop else signal.SIGCONT)
+            elif stop:
+                cgroup.freeze()
+            else:
+                cgroup.thaw()
+        except Exception as err:  # noqa: BLE001
+            log.debug("cannot %s runner %d: %s", "freeze" if stop else "thaw", self.pid, err)
+            return False
+        return True
+
+    def cpu_time(self) -> float | None:
+        """CPU time the process has used so far (None if it cannot be read)."""
+        if self.cgroup is not None:
+            with contextlib.suppress(Exception):
+                return self.cgroup.cpu_time()
+        try:
+            with open(f"/proc/{self.pid}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / _TICKS
+        except (OSError, IndexError, ValueError):
+            return None
+
+    def oom_killed(self) -> bool:
+        """Whether its cgroup says the kernel killed it for memory."""
+        if self.cgroup is None:
+            return False
+        try:
+            return self.cgroup.oom_killed()
+        except Exception:  # noqa: BLE001
+            return False
+
+    def kill(self) -> None:
+        """SIGKILL it with everything it started; never waits."""
+        raise NotImplementedError
+
+    def collect(self) -> bool:
+        """True once it is gone and collected (its uid, cgroup and scratch folder freed)."""
+        raise NotImplementedError
+
+    def close_pidfd(self) -> int:
+        """Close its pidfd once collected; the descriptor it was (-1 if none)."""
+        fd, self.pidfd = self.pidfd, -1
+        if fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        return fd
+
+    def free(self) -> None:
+        """Free what it was given (uid, cgroup, scratch folder)."""
+        if self.launch is not None:
+            self.launch.cleanup()
+            self.launch = None
+
+
+class ForkedRunner(Runner):
+    """A runner forked by the zygote, known by its spawn id until the zygote reports it."""
+
+    def __init__(self, sandbox: Sandbox, zygote: Zygote, fds: tuple[int, int, int]) -> None:
+        uid, cgroup, limits = sandbox.spawn_spec()
+        super().__init__(Launch([], {}, uid=uid, cgroup=cgroup))
+        self.zygote = zygote
+        try:
+            self.ident = zygote.spawn(uid=uid.uid if uid else None, limits=limits, fds=fds)
+        except BaseException:
+            self.free()
+            raise
+        #: Its pid in the zygote's PID namespace, once the zygote reports it.
+        self.ns_pid = 0
+
+    def spawned(self, ns_pid: int) -> None:
+        """The zygote reported the spawn's pid in its namespace."""
+        self.ns_pid = ns_pid
+
+    def exited(self, status: int) -> None:
+        """The zygote reported the spawn's exit."""
+        self.returncode = status
+
+    def locate(self, pump: Callable[[], None] | None = None) -> None:
+        end = time.monotonic() + 1.0
+        while not self.ns_pid and pump is not None and time.monotonic() < end:
+            # The runner can say hello before the zygote has told us its pid.
+            select.select([self.zygote.fileno()], [], [], 0.01)
+            pump()
+        self.pid = self.zygote.locate(self.ns_pid)[1] if self.ns_pid else 0
+        if not self.pid:
+            raise OSError(f"no runner found for spawn {self.ident} (pid {self.ns_pid})")
+        if self.cgroup is not None:
+            self.cgroup.add(self.pid)
+
+    def kill(self) -> None:
+        if self.cgroup is not None:
+            with contextlib.suppress(Exception):
+                self.cgroup.kill()
+        if self.pid > 0 and self.returncode is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(self.pid, signal.SIGKILL)
+        self.zygote.kill(self.ident)
+
+    def collect(self) -> bool:
+        if self.returncode is None:
+            return False  # until the zygote reports its exit
+        self.free()
+        return True
+
+
+class SpawnedRunner(Runner):
+    """A runner started here as a process of its own (its own sandbox, or none)."""
+
+    def __init__(self, sandbox: Sandbox, fds: tuple[int, int, int]) -> None:
+        req_r, rep_w, log_w = fds
+        super().__init__(sandbox.launch(req=req_r, rep=rep_w))
+        assert self.launch is not None
+        self.python = os.path.basename(sandbox.python)[:15]
+        self.sandboxed = sandbox.sandboxed
+        try:
+            self.popen = subprocess.Popen(
+                self.launch.argv, stdin=subprocess.DEVNULL, stdout=log_w, stderr=log_w,
+                pass_fds=(req_r, rep_w, *self.launch.fds), env=self.launch.env,
+                cwd=self.launch.cwd, start_new_session=True)
+        except BaseException:
+            self.free()
+            raise
+        self.launch.started()
+        self.group = self.popen.pid
+        with contextlib.suppress(OSError, AttributeError):
+            self.pidfd = os.pidfd_open(self.popen.pid)
+
+    def locate(self, pump: Callable[[], None] | None = None) -> None:
+        self.pid = (descendant(self.popen.pid, self.python) if self.sandboxed
+                    else self.popen.pid)
+
+    def exit_status(self) -> int | None:
+        if self.returncode is not None:
+            return self.returncode
+        try:
+            info = os.waitid(os.P_PID, self.popen.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            return None
+        if info is None:
+            return None
+        return info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
+
+    def kill(self) -> None:
+        if self.cgroup is not None:
+            with contextlib.suppress(Exception):
+                self.cgroup.kill()
+        if self.returncode is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.group, signal.SIGKILL)
+
+    def collect(self) -> bool:
+        if self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.popen.pid, os.WNOHANG)
+            except ChildProcessError:
+                pid, status = self.popen.pid, 0
+            if pid == 0:
+                return False
+            self.returncode = self.popen.returncode = os.waitstatus_to_exitcode(status)
+        self.free()
+        return True

@@ -1,0 +1,252 @@
+"""Running a tournament's games as Ray tasks: ``arena tournament --executor ray``.
+
+The schedule, storage and ratings are the local executor's; only where games are played
+changes. Each game is a Ray task with retries: a worker or node lost mid-game means the game is
+played again elsewhere, and the driver stores each game exactly once (by schedule index), so
+the ranking equals the local executor's for deterministic bots. Every Ray worker process keeps
+one sandboxed bot pool for its life, so bot processes are reused across games. Bots travel
+inside the tasks (a file's bytes; a folder or archive packed as ``.tar.gz``, unpacked on the
+node into a folder of its own; each checked by its digest) and the project's own packages travel
+with the job (``runtime_env`` ``py_modules``): nothing is copied to the nodes by hand.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+from arena import (
+    ArenaOptions,
+    BotLimits,
+    BotPool,
+    BotSpec,
+    bot_stem,
+    read_archive,
+    read_bot,
+    write_tree,
+)
+from engine import Variant
+from tournaments.executors.executor import (
+    GameOutcome,
+    GameRequest,
+    OnFinished,
+    RunError,
+    play_one,
+)
+
+__all__ = ["RayUnavailable", "RayExecutor", "ShippedBot", "ship", "require_ray", "RAY_HINT"]
+
+log = logging.getLogger(__name__)
+
+RAY_HINT = "pip install 'sushi-go-arena[ray]' (or: pip install ray)"
+#: Task retries when a worker process or node dies (not when the game itself raises).
+MAX_RETRIES = 5
+#: Games submitted ahead of those finished, per worker slot: keeps the cluster busy without
+#: holding a huge tournament's tasks in memory at once.
+IN_FLIGHT_PER_SLOT = 4
+
+
+class RayUnavailable(RuntimeError):
+    """Ray is not installed or the cluster cannot be reached; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class ShippedBot:
+    """A bot as it travels to the nodes: its name, file name (``NAME.py``, or ``NAME.tar.gz``
+    for a folder or an archive), bytes (the file, or :meth:`arena.pool.BotFiles.pack`) and
+    its digest (:attr:`arena.pool.BotFiles.digest`)."""
+
+    name: str
+    filename: str
+    source: bytes
+    digest: str
+
+    @property
+    def folder(self) -> bool:
+        return self.filename.endswith(".tar.gz")
+
+
+def ship(specs: Sequence[BotSpec], limits: BotLimits | None = None) -> list[ShippedBot]:
+    """The bots of ``specs`` ready to send to other machines (each read and checked once:
+    ``arena.pool.BotFilesError`` for one that cannot be used)."""
+    shipped = []
+    for spec in specs:
+        files = read_bot(spec.path, limits=limits or BotLimits())
+        if files.kind == "file":
+            shipped.append(ShippedBot(spec.name, spec.path.name, files.files[0][1],
+                                      files.digest))
+        else:
+            shipped.append(ShippedBot(spec.name, f"{bot_stem(spec.path)}.tar.gz", files.pack(),
+                                      files.digest))
+    return shipped
+
+
+def _token_available() -> bool:
+    if os.environ.get("RAY_AUTH_TOKEN") or os.environ.get("RAY_AUTH_TOKEN_PATH"):
+        return True
+    return (Path.home() / ".ray" / "auth_token").is_file()
+
+
+def _is_loopback(address: str) -> bool:
+    host = address.rsplit(":", 1)[0].strip("[]")
+    return host == "localhost" or host.startswith("127.") or host == "::1"
+
+
+def require_ray(address: str | None = None) -> ModuleType:
+    """The ``ray`` module; :class:`RayUnavailable` saying how to install it when missing.
+
+    Ray reads two settings when first imported, so they are chosen here: a local instance
+    (no ``address``) stays on the loopback interface, and joining a cluster presents the
+    cluster's authentication token when one is on this machine (``ray start`` makes one).
+    A cluster on this machine's loopback interface (``ray start --head
+    --node-ip-address=127.0.0.1``, with ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``) is joined by
+    a loopback address.
+    """
+    if "ray" not in sys.modules:
+        if address is None or _is_loopback(address):
+            # Otherwise Ray swaps 127.0.0.1 for this machine's network address.
+            os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+        if address is not None and "RAY_AUTH_MODE" not in os.environ and _token_available():
+            os.environ["RAY_AUTH_MODE"] = "token"
+    try:
+        import ray
+    except ImportError:
+        raise RayUnavailable(f"--executor ray needs Ray, which is not installed: {RAY_HINT}") \
+            from None
+    return ray
+
+
+# ---------------------------------------------------------------------- on the workers
+_POOLS: dict[ArenaOptions, BotPool] = {}
+_BOT_ROOT = Path(tempfile.gettempdir()) / "sushi-go-ray-bots"
+
+
+def _materialize(bots: Sequence[ShippedBot], limits: BotLimits | None = None
+                 ) -> list[BotSpec]:
+    """Write shipped bots to this machine (once per digest: a file, or a folder bot unpacked
+    into a folder of its own) and return their specs."""
+    specs = []
+    limits = limits or BotLimits()
+    for bot in bots:
+        folder = _BOT_ROOT / bot.digest
+        path = folder / (bot.filename[:-len(".tar.gz")] if bot.folder else bot.filename)
+        if not path.exists():
+            folder.mkdir(parents=True, exist_ok=True)
+            partial = folder / f".{path.name}.{os.getpid()}.part"
+            if bot.folder:
+                shutil.rmtree(partial, ignore_errors=True)
+                write_tree(read_archive(bot.source, bot.filename, limits=limits), partial)
+            else:
+                partial.write_bytes(bot.source)
+            try:
+                partial.replace(path)
+            except OSError:  # another worker of this node made it first
+                shutil.rmtree(partial, ignore_errors=True)
+        if read_bot(path, limits=limits).digest != bot.digest:
+            raise RuntimeError(f"bot {path} does not match the one shipped")
+        specs.append(BotSpec(bot.name, path))
+    return specs
+
+
+def _close_pools() -> None:
+    for pool in _POOLS.values():
+        pool.close()
+    _POOLS.clear()
+
+
+def play_remote(bots: Sequence[ShippedBot], options: ArenaOptions, variant: Sequence[Variant],
+                request: GameRequest) -> GameOutcome:
+    """Task body: play one game on this worker's long-lived bot pool."""
+    pool = _POOLS.get(options)
+    if pool is None:
+        if not _POOLS:
+            atexit.register(_close_pools)
+        from arena import LocalSlots
+
+        # Ray gives a task one CPU: one bot of the game thinks at a time, on it.
+        pool = _POOLS[options] = BotPool(options, slots=LocalSlots(1))
+    return play_one(pool, _materialize(bots, options.bot_limits), request, variant)
+
+
+# ---------------------------------------------------------------------- on the driver
+def _init(ray: ModuleType, address: str | None, workers: int) -> None:
+    import arena
+    import bots as builtin
+    import engine
+    import tournaments
+
+    runtime_env = {"py_modules": [engine, arena, tournaments, builtin]}
+    kwargs: dict[str, object] = {"runtime_env": runtime_env, "log_to_driver": False,
+                                 "include_dashboard": False,
+                                 "logging_level": logging.WARNING}
+    if address:
+        kwargs["address"] = address
+    else:
+        kwargs.update(num_cpus=workers, object_store_memory=128 << 20)
+    try:
+        ray.init(**kwargs)
+    except (ConnectionError, RuntimeError, ValueError) as err:
+        where = address or "a local Ray instance"
+        raise RayUnavailable(f"cannot start or reach {where}: {err}") from None
+
+
+@dataclass(frozen=True)
+class RayExecutor:
+    """Plays games as Ray tasks: on a local Ray instance with ``workers`` CPUs started for the
+    run, or on the cluster at ``address`` (``auto`` or ``HOST:PORT``), all of it."""
+
+    options: ArenaOptions
+    workers: int = 1
+    address: str | None = None
+
+    def run(self, bots: Sequence[BotSpec], requests: Sequence[GameRequest],
+            variant: Sequence[Variant], on_finished: OnFinished) -> None:
+        """See :class:`tournaments.executors.executor.Executor`."""
+        if not requests:
+            return
+        ray = require_ray(self.address)
+        shipped = ship(bots, self.options.bot_limits)
+        waiting = list(reversed(requests))
+        pending: dict[object, GameRequest] = {}    # Ray's object refs, untyped
+        _init(ray, self.address, max(1, self.workers))
+        try:
+            remote = ray.remote(max_retries=MAX_RETRIES, retry_exceptions=False)(play_remote)
+            bots_ref = ray.put(shipped)
+            slots = max(1, int(ray.cluster_resources().get("CPU", self.workers)))
+
+            def submit() -> None:
+                while waiting and len(pending) < slots * IN_FLIGHT_PER_SLOT:
+                    request = waiting.pop()
+                    pending[remote.remote(bots_ref, self.options, tuple(variant),
+                                          request)] = request
+
+            submit()
+            while pending:
+                done, _ = ray.wait(list(pending), num_returns=1, timeout=0.5)
+                for ref in done:
+                    request = pending.pop(ref)
+                    try:
+                        outcome: GameOutcome = ray.get(ref)
+                    except Exception as err:  # RayTaskError, WorkerCrashedError after retries
+                        first = str(err).strip().splitlines()[-1] if str(err).strip() else ""
+                        raise RunError(f"game {request.index + 1}: {type(err).__name__}: "
+                                       f"{first}") from None
+                    if outcome.index != request.index:
+                        raise RunError(f"game {request.index + 1}: a worker answered for game "
+                                       f"{outcome.index + 1}")
+                    on_finished(outcome)
+                submit()
+        except KeyboardInterrupt:
+            for ref in list(pending):
+                ray.cancel(ref, force=True)
+            raise
+        finally:
+            ray.shutdown()

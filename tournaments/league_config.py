@@ -1,0 +1,58 @@
+"""A league's settings, kept in its database: what every game shares (table sizes, seed,
+variants, move time), the packages bots may import besides numpy, and how big a bot may be.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena import ArenaOptions, BotLimits, SandboxMode, tournament_secret
+from engine import Variant, parse_variants
+from tournaments.config import json_int, json_list, json_number
+
+__all__ = ["LeagueConfig"]
+
+
+@dataclass(frozen=True)
+class LeagueConfig:
+    """What every game of a league shares: table sizes, seed, variants and move time; the
+    packages bots may import besides numpy (normalised names) and how big a bot may be."""
+
+    players: tuple[int, ...] = (4,)
+    seed: int = 0
+    variant: tuple[Variant, ...] = ()
+    move_time: float = 1.0
+    packages: tuple[str, ...] = ()
+    bot_limits: BotLimits = BotLimits()
+
+    @property
+    def variant_names(self) -> tuple[str, ...]:
+        return tuple(v.value for v in self.variant)
+
+    def arena_options(self, *, sandbox: SandboxMode, log_dir: Path | None,
+                      memory_mb: int = 1024) -> ArenaOptions:
+        """How the arena runs the league's bots here (the secret derived from the seed)."""
+        return ArenaOptions(move_time=self.move_time, sandbox=sandbox, memory_mb=memory_mb,
+                            log_dir=log_dir, secret=tournament_secret(self.seed),
+                            packages=self.packages, bot_limits=self.bot_limits)
+
+    def to_json(self) -> dict[str, object]:
+        return {"players": list(self.players), "seed": self.seed,
+                "variant": list(self.variant_names), "move_time": self.move_time,
+                "packages": list(self.packages), "max_bot_bytes": self.bot_limits.max_bytes,
+                "max_bot_files": self.bot_limits.max_files}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, object]) -> LeagueConfig:
+        """The stored config (a league made before packages and limits were kept: the
+        defaults)."""
+        limits = BotLimits(json_int(data.get("max_bot_bytes", BotLimits.max_bytes)),
+                           json_int(data.get("max_bot_files", BotLimits.max_files)))
+        return cls(players=tuple(json_int(n) for n in json_list(data["players"])),
+                   seed=json_int(data["seed"]),
+                   variant=parse_variants(str(v) for v in json_list(data["variant"])),
+                   move_time=json_number(data["move_time"]),
+                   packages=tuple(str(p) for p in json_list(data.get("packages", []))),
+                   bot_limits=limits)

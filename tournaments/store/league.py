@@ -1,0 +1,159 @@
+"""A league's store: its settings, entries (every version of every bot), batches, planned
+games and played games, in one SQLite file beside a folder of the bots it entered.
+
+Layout of a league folder::
+
+    league.db            this database (WAL journal): meta, entries, batches, planned, games
+    league.lock          held by the one process writing to the league
+    bots/<sha256>.py     every bot file ever entered, named by the hash of its content
+    bots/<digest>.tar.gz every folder bot ever entered, packed, named by its digest
+                         (tournaments.botcopies)
+    logs/, arena.log     what the bots and the arena wrote while playing
+    ranking.json/md/csv  the leaderboard after the last run
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import TextIO
+
+from tournaments.botcopies import copy_listing
+from tournaments.config import FileList
+from tournaments.executors.executor import GameOutcome
+from tournaments.league_config import LeagueConfig
+from tournaments.ranking import EntryInfo, LeagueSummary, Ranking, TournamentSummary, rank_games
+from tournaments.stats import GameFacts
+from tournaments.store.batches import BATCHES_TABLES, Batches, PlannedGame
+from tournaments.store.database import GameDatabase, StoredGame, StoreError, now
+from tournaments.store.entries import ENTRIES_TABLE, Entries, Entry
+
+__all__ = ["BOTS_DIR", "DB_NAME", "FORMAT", "LeagueStore", "is_league"]
+
+DB_NAME = "league.db"
+BOTS_DIR = "bots"
+FORMAT = "sushi-go-league-db/1"
+_META = "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+
+
+def is_league(directory: Path) -> bool:
+    """Whether ``directory`` holds a league (rather than a tournament, or nothing)."""
+    return (directory / DB_NAME).is_file()
+
+
+class LeagueStore(GameDatabase):
+    """An open league. Use :meth:`create` or :meth:`open`; close it when done. Its entries are
+    :attr:`entries`, its batches and planned games :attr:`batches`."""
+
+    DB_NAME = DB_NAME
+    LOCK_NAME = "league.lock"
+    kind = "league"
+
+    def __init__(self, conn: sqlite3.Connection, directory: Path, lock: TextIO | None) -> None:
+        super().__init__(conn, directory, lock)
+        self.entries = Entries(conn, directory / BOTS_DIR, self.path)
+        self.batches = Batches(conn)
+
+    @classmethod
+    def create(cls, directory: Path, config: LeagueConfig) -> LeagueStore:
+        """A new, empty league in ``directory`` (new or empty, else :class:`StoreError`)."""
+        if directory.exists() and not directory.is_dir():
+            raise StoreError(f"{directory} is not a directory")
+        if directory.is_dir() and any(directory.iterdir()):
+            what = "a league already" if is_league(directory) else "other files"
+            raise StoreError(f"{directory} holds {what}; choose a new or empty folder")
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / BOTS_DIR).mkdir()
+        store = cls(*cls._connect(directory, write=True))
+        store._create(_META + ENTRIES_TABLE + BATCHES_TABLES, [
+            ("format", FORMAT), ("config", json.dumps(config.to_json(), sort_keys=True)),
+            ("created_at", now())])
+        return store
+
+    @classmethod
+    def open(cls, directory: Path, *, write: bool = False) -> LeagueStore:
+        """The league in ``directory``; ``write`` takes the writer's lock (one run at a time)."""
+        if not is_league(directory):
+            raise StoreError(f"{directory} holds no league (no {DB_NAME}); "
+                             "make one with arena league new")
+        store = cls(*cls._connect(directory, write=write))
+        try:
+            store._check()
+            store._tune()
+        except sqlite3.DatabaseError as err:
+            store.close()
+            raise StoreError(f"{store.path} is damaged or not a league ({err})") from None
+        except StoreError:
+            store.close()
+            raise
+        return store
+
+    def _check(self) -> None:
+        missing = {"meta", "entries", "batches", "planned", "games"} - self._tables()
+        meta = self._meta() if "meta" not in missing else {}
+        if missing or meta.get("format") != FORMAT:
+            raise StoreError(f"{self.path} is not a league database")
+        try:
+            self.config()
+        except (KeyError, ValueError, TypeError) as err:
+            raise StoreError(f"{self.path} is damaged (bad config: {err})") from None
+
+    # ------------------------------------------------------------------ settings
+    def config(self) -> LeagueConfig:
+        return LeagueConfig.from_json(json.loads(self._meta()["config"]))
+
+    def set_config(self, config: LeagueConfig) -> None:
+        """Change the league's settings (``arena serve`` with other packages or limits)."""
+        self._set_meta("config", json.dumps(config.to_json(), sort_keys=True))
+
+    # ------------------------------------------------------------------ games
+    def add(self, game: PlannedGame, outcome: GameOutcome) -> StoredGame:
+        """Store one finished game and commit it; the game as stored."""
+        return self.add_game(game.index, game.seed, game.seats, outcome)
+
+    def fingerprint(self) -> tuple[int, int]:
+        """Changes whenever a game is stored or an entry is added, replaced or retired (what
+        a cached leaderboard of the league depends on)."""
+        return self.count(), hash(tuple(self.entries.all()))
+
+    def versions(self) -> list[Entry]:
+        """Every entry, by bot index (= :meth:`Entries.all`)."""
+        return self.entries.all()
+
+    def names(self) -> list[str]:
+        """The entries' labels, by bot index."""
+        return [e.label for e in self.entries.all()]
+
+    def listings(self) -> list[FileList | None]:
+        """Each folder bot's files (path, size) from the league's copy, by bot index; None
+        for a ``.py`` bot."""
+        try:
+            return [copy_listing(self.entries.copy(e)) for e in self.entries.all()]
+        except (OSError, ValueError) as err:
+            raise StoreError(f"{self.directory} has a damaged bot copy ({err})") from None
+
+    def ranking(self, *, history: bool = False) -> Ranking:
+        """The leaderboard: active entries ranked, retired ones and old versions apart; with
+        ``history``, each entry's rating after each of its games too."""
+        config = self.config()
+        entries = self.entries.all()
+        planned = {g.index: g for g in self.batches.planned()}
+        stored = self.games()
+        facts = []
+        for game in stored:
+            plan = planned.get(game.index)
+            if plan is None or plan.seats != game.seats or plan.seed != game.seed:
+                raise StoreError(f"{self.path} is damaged (game {game.index} was not planned "
+                                 "so)")
+            n = len(game.seats)
+            facts.append(GameFacts(game.seats, game.places[:n], game.scores[:n],
+                                   tuple((f.seat, f.kind) for f in game.faults), plan.deal))
+        summary = TournamentSummary(config.players, 0, config.seed, "league", None,
+                                    config.variant_names, config.move_time)
+        league = LeagueSummary(len(entries), sum(e.active for e in entries),
+                               self.batches.count(), len(planned) - len(stored))
+        return rank_games([e.label for e in entries], stored, facts, seed=config.seed,
+                          summary=summary, planned=len(planned), history=history,
+                          entries=[EntryInfo(e.version, e.author, e.status) for e in entries],
+                          league=league, packages=self.packages())
