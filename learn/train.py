@@ -54,7 +54,7 @@ class Settings:
     """Everything a training run depends on (the folder's ``training.json`` records it)."""
 
     seed: int = 1
-    games: int = 1200
+    games: int = 600
     teacher: str = "mcts"
     iterations: int = 300
     hidden: tuple[int, ...] = (256, 256)
@@ -125,16 +125,18 @@ def train(settings: Settings, out: Path, *, workers: int = 2, log: bool = False)
     if settings.improve.games:
         say(f"playing {settings.improve.games} games against the built-in bots", flush=True)
         returns = improve(policy, settings.improve, settings.seed, log=say if log else None)
+    seconds = round(time.perf_counter() - clock)
     write_folder(out, policy, {"settings": _plain(settings), "labels": len(samples),
                                "fits": [asdict(r) for r in reports],
-                               "returns": [round(r, 4) for r in returns]})
-    say(f"wrote {out} in {time.perf_counter() - clock:.0f} s", flush=True)
+                               "returns": [round(r, 4) for r in returns],
+                               "seconds": seconds, "workers": workers})
+    say(f"wrote {out} in {seconds} s", flush=True)
     return policy
 
 
 def write_folder(out: Path, policy: Policy, record: dict[str, object]) -> None:
-    """The folder bot: ``bot.py``, ``weights.npz`` and ``training.json`` (no timings: the same
-    run writes the same files)."""
+    """The folder bot: ``bot.py``, ``weights.npz`` and ``training.json`` (the same settings write
+    the same files, but for the record's ``seconds``, the run's wall time)."""
     out.mkdir(parents=True, exist_ok=True)
     if out.resolve() != BOT_FILE.parent:
         shutil.copyfile(BOT_FILE, out / "bot.py")
