@@ -1,12 +1,13 @@
 """In-process ladder harness: play bot files against each other on duplicate deals and rank them.
 
-Bots are loaded by path with importlib under unique module names (one module per seat, so
-module-level state is never shared between seats), exactly the files the arena runs, but called
-directly: no sandbox, no time limit enforced. Each deal (a seed) is played once per seat
-rotation of each line-up, so every bot gets every seat on the same cards; the order of the bots
-around the table (who passes to whom) cycles through every possible order from deal to deal,
-so use a multiple of (players - 1)! deals for a fully balanced run. The module ``random``
-is reseeded before every call from the game seed, seat, round and turn, so a run is reproducible.
+Bots (files, or folders holding ``bot.py``) are loaded by path with importlib under unique
+module names (one module per seat, so module-level state is never shared between seats), exactly
+the files the arena runs, but called directly: no sandbox, no time limit enforced. Each deal (a
+seed) is played once per seat rotation of each line-up, so every bot gets every seat on the same
+cards; the order of the bots around the table (who passes to whom) cycles through every possible
+order from deal to deal, so use a multiple of (players - 1)! deals for a fully balanced run. The
+module ``random`` is reseeded before every call from the game seed, seat, round and turn, so a
+run is reproducible.
 
 Reports per bot: games, TrueSkill (explicit environment, rating = mu - 3 sigma), win share
 (a shared first place counts 1/k), mean score, mean place, and the pairwise head-to-head
@@ -39,18 +40,27 @@ if str(ROOT) not in sys.path:
 
 from engine import new_game  # noqa: E402
 
-__all__ = ["GameOutcome", "Ladder", "lineups", "load_bot", "play_game", "run"]
+__all__ = ["GameOutcome", "Ladder", "bot_name", "lineups", "load_bot", "play_game", "run"]
 
 _MODULES: dict[tuple[str, int], ModuleType] = {}
 
 
+def bot_name(path: str | Path) -> str:
+    """A bot's name: the file's stem, or the folder's name for a folder bot."""
+    return Path(path).resolve().name.removesuffix(".py")
+
+
 def load_bot(path: str | Path, slot: int = 0) -> ModuleType:
-    """The bot file at ``path`` loaded as a fresh module (cached per ``slot``)."""
+    """The bot file at ``path`` (or a folder's ``bot.py``, ``__file__`` in the folder) loaded
+    as a fresh module (cached per ``slot``)."""
     path = Path(path).resolve()
+    if path.is_dir():
+        path = path / "bot.py"
     key = (str(path), slot)
     module = _MODULES.get(key)
     if module is None:
-        name = f"_ladder_bot_{path.stem}_{slot}_{len(_MODULES)}"
+        stem = path.parent.name if path.name == "bot.py" else path.stem
+        name = f"_ladder_bot_{stem}_{slot}_{len(_MODULES)}"
         spec = importlib.util.spec_from_file_location(name, path)
         if spec is None or spec.loader is None:
             raise ValueError(f"cannot load bot file {path}")
@@ -78,7 +88,7 @@ def _seed_random(*parts: object) -> None:
 def play_game(paths: Sequence[str], seed: int, variant: Sequence[str] = (),
               *, time_limit: float = 1.0) -> GameOutcome:
     """Play one game of the bot files ``paths`` (by seat) on the deal of ``seed``."""
-    names = [Path(p).stem for p in paths]
+    names = [bot_name(p) for p in paths]
     bots = [load_bot(p, slot) for slot, p in enumerate(paths)]
     state = new_game(names, seed, variant)
     players = state.rules.players
@@ -243,7 +253,7 @@ def run(paths: Sequence[str], *, players: int, deals: int, seed: int = 0,
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("bots", nargs="+", help="bot files")
+    parser.add_argument("bots", nargs="+", help="bot files or bot folders")
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--deals", type=int, default=20, help="deals per seating")
     parser.add_argument("--seed", type=int, default=0)

@@ -250,6 +250,15 @@ def prior_values(obs, actions):
 
 def search(obs, rng, iterations, deadline, hard_deadline):
     """The best pick for ``obs`` as card numbers, by flat information-set MCTS."""
+    actions, values = evaluate(obs, rng, iterations, deadline, hard_deadline)
+    best = max(range(len(actions)), key=values.__getitem__)
+    return actions[best]
+
+
+def evaluate(obs, rng, iterations, deadline, hard_deadline):
+    """The candidate picks for ``obs`` (as card numbers) and each one's value: its mean search
+    reward plus its prior, in points (a lone candidate is worth 0). ``search`` plays the best;
+    a learner can distil all of them."""
     me = obs.seat
     for_dummy = bool(obs.for_dummy)
     own = None
@@ -261,7 +270,7 @@ def search(obs, rng, iterations, deadline, hard_deadline):
     root = determinize(obs, rng)
     actions = [(c,) for c in sorted(set(root.hands[me]))] if for_dummy else candidates(root, me)
     if len(actions) == 1:
-        return actions[0]
+        return actions, [0.0]
     n = len(actions)
     prior = [0.0] * n if for_dummy else [PRIOR_WEIGHT * v for v in prior_values(obs, actions)]
     visits = [0] * n
@@ -301,8 +310,7 @@ def search(obs, rng, iterations, deadline, hard_deadline):
         totals[k] += reward(g, me, start_scores, start_round)
         visits[k] += 1
         done += 1
-    best = max(range(n), key=lambda i: totals[i] / max(visits[i], 1) + prior[i])
-    return actions[best]
+    return actions, [totals[i] / max(visits[i], 1) + prior[i] for i in range(n)]
 
 
 def fallback(obs):

@@ -23,15 +23,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bots import BUILTIN_DIR
+from bots import BUILTIN_DIR, builtin_bots
 from engine import Observation
 
 __all__ = ["Opponent", "bot_path", "random_seed"]
 
 
 def bot_path(spec: str | Path) -> Path:
-    """The bot file ``spec`` names: a built-in bot's name, a ``.py`` file, or a folder holding
-    ``bot.py``. Raises ``ValueError`` with a one-line message otherwise."""
+    """The bot file ``spec`` names: a built-in bot's name (a file, or a folder's ``bot.py``), a
+    ``.py`` file, or a folder holding ``bot.py``. Raises ``ValueError`` with a one-line message
+    otherwise."""
     text = str(spec)
     path = Path(text)
     if path.is_dir():
@@ -42,10 +43,11 @@ def bot_path(spec: str | Path) -> Path:
         if path.is_file():
             return path.resolve()
         raise ValueError(f"no such bot file: {text}")
-    builtin = BUILTIN_DIR / f"{text}.py"
-    if text.isidentifier() and not text.startswith("_") and builtin.is_file():
-        return builtin
-    known = ", ".join(p.stem for p in sorted(BUILTIN_DIR.glob("[!_]*.py")))
+    if text.isidentifier() and not text.startswith("_"):
+        for builtin in (BUILTIN_DIR / f"{text}.py", BUILTIN_DIR / text / "bot.py"):
+            if builtin.is_file():
+                return builtin
+    known = ", ".join(p.name.removesuffix(".py") for p in builtin_bots())
     raise ValueError(f"no such bot file, bot folder or built-in bot: {text} "
                      f"(built-in bots: {known})")
 

@@ -26,9 +26,11 @@ VARIANTS: list[tuple[int, tuple[str, ...]]] = [
 
 
 def load_bot(path: Path, **constants: Any) -> ModuleType:
-    """A fresh module of the bot file at ``path`` (a unique name), constants overridden."""
+    """A fresh module of the bot file at ``path`` (a folder: its ``bot.py``; a unique name),
+    constants overridden."""
+    entry = path / "bot.py" if path.is_dir() else path
     spec = importlib.util.spec_from_file_location(f"_test_bot_{path.stem}_{next(_counter)}",
-                                                  path)
+                                                  entry)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
