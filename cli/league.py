@@ -32,12 +32,14 @@ from tournaments import (
     LeagueError,
     LeagueStore,
     LocalExecutor,
+    Ranking,
     RequestError,
     RunError,
     StoreError,
     add_to_league,
     check_memory,
     check_runnable,
+    confidence_text,
     make_progress,
     new_league,
     packages_text,
@@ -230,8 +232,24 @@ def run_command(
         store.close()
     how = (f" (stopped early: every neighbour pair in order with {used:g} confidence)"
            if report.outcome == "confident" and used is not None else "")
+    if report.outcome == "done" and used is not None:
+        how = f" (the cap: {_unclear(ranking, used)}; run again for more games)"
     typer.echo(f"\nbatch {report.batch}: {report.games} games, {report.played} played now"
                + how)
     typer.echo(ranking_table(ranking))
     typer.echo(f"\nleaderboard: {shown}/ranking.json (arena rank {shown}, "
                f"arena publish {shown} --site SITE)")
+
+
+def _unclear(ranking: Ranking, wanted: float) -> str:
+    """Which neighbour pairs of the leaderboard are not yet in order with ``wanted``
+    confidence, the least certain first (at most three)."""
+    bots = ranking.bots
+    pairs = sorted((bot.confidence, n) for n, bot in enumerate(bots[:-1])
+                   if bot.confidence is not None and bot.confidence < wanted)
+    if not pairs:
+        return f"not every entry is past its placement yet ({wanted:g} confidence wanted)"
+    shown = ", ".join(f"{safe_text(bots[n].name)} over {safe_text(bots[n + 1].name)} "
+                      f"{confidence_text(sure)}" for sure, n in pairs[:3])
+    more = f" and {len(pairs) - 3} more" if len(pairs) > 3 else ""
+    return f"still below {wanted:g} confidence: {shown}{more}"

@@ -7,6 +7,13 @@ computes it. Two phases:
 its own each round, against opponents spread over the whole leaderboard (at evenly spaced
 ranks, shifted at random), so its first games say roughly where it belongs.
 
+*Unsettled entries.* A placed entry whose sigma is still more than :data:`UNSETTLED` times the
+median sigma of the placed entries (a new version just past its placement, typically, among
+entries that have played for weeks) gets a table of its own each round, among the entries
+nearest to its mu, until its sigma comes down: a new version's sigma is the most valuable
+uncertainty on the board, and the leaderboard sorts by mu - 3 sigma, which puts it below
+entries it may well beat, where neighbour windows alone reach it too seldom.
+
 *Ordering.* After that, games go where the leaderboard's order is least certain. For each pair
 of neighbours on the leaderboard, the chance that they are in the wrong order is
 ``P(wrong) = Phi(-(mu_a - mu_b) / sqrt(sigma_a^2 + sigma_b^2))`` (:func:`pair_weight`): large
@@ -33,11 +40,14 @@ from dataclasses import dataclass
 
 from tournaments.rating import exposed_value, order_confidence
 
-__all__ = ["PLACEMENT_DEALS", "Candidate", "MatchError", "author_key", "choose_tables",
+__all__ = ["PLACEMENT_DEALS", "UNSETTLED", "Candidate", "MatchError", "author_key", "choose_tables",
            "check_field", "confident", "leaderboard", "pair_weight", "wrong_order_chance"]
 
 #: Tables (each played in every seat rotation) an entry plays before it is matched by rating.
 PLACEMENT_DEALS = 2
+#: A placed entry whose sigma exceeds this many times the placed entries' median sigma gets a
+#: table of its own each round (see the module's docstring).
+UNSETTLED = 1.5
 #: How much a chosen table lowers the weight of its neighbour pairs for the rest of the round.
 DECAY = 0.5
 
@@ -117,6 +127,11 @@ def choose_tables(cands: Sequence[Candidate], size: int, tables: int, rng: rando
         if uses[new.id]:
             continue            # it sits at another placement table of this round already
         chosen.append(_placement_table(new, board, size, uses, rng))
+    for entry in unsettled(board):
+        if len(chosen) == tables:
+            break
+        if not uses[entry.id]:
+            chosen.append(_nearest_table(entry, board, size, uses))
     if len(chosen) < tables:
         chosen.extend(_window_tables(board, size, tables - len(chosen)))
     out = []
@@ -125,6 +140,34 @@ def choose_tables(cands: Sequence[Candidate], size: int, tables: int, rng: rando
         rng.shuffle(seats)      # who passes to whom; every rotation is played anyway
         out.append(tuple(seats))
     return out
+
+
+def unsettled(cands: Sequence[Candidate]) -> list[Candidate]:
+    """Placed entries whose sigma is more than :data:`UNSETTLED` times the median sigma of the
+    placed entries, the most uncertain first."""
+    placed = [c for c in cands if c.deals >= PLACEMENT_DEALS]
+    if len(placed) < 2:
+        return []
+    sigmas = sorted(c.sigma for c in placed)
+    median = sigmas[len(sigmas) // 2]
+    return sorted((c for c in placed if c.sigma > UNSETTLED * median),
+                  key=lambda c: (-c.sigma, c.id))
+
+
+def _nearest_table(entry: Candidate, board: Sequence[Candidate], size: int,
+                   uses: Counter[int]) -> tuple[int, ...]:
+    """``entry`` and the entries nearest to its mu, of other authors (the less used first)."""
+    table = [entry]
+    authors = {author_key(entry)}
+    for c in sorted((c for c in board if c.id != entry.id),
+                    key=lambda c: (abs(c.mu - entry.mu), uses[c.id], c.id)):
+        if len(table) == size:
+            break
+        if author_key(c) not in authors:
+            table.append(c)
+            authors.add(author_key(c))
+    uses.update(c.id for c in table)
+    return tuple(c.id for c in table)
 
 
 def _placement_table(new: Candidate, board: Sequence[Candidate], size: int,

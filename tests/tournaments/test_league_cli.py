@@ -160,3 +160,16 @@ def test_league_games_are_sandboxed_like_tournament_games(tmp_path):
     faults = {row["name"]: sum(row["faults"].values()) for row in ranking["bots"]}
     assert faults == {"peek": 0, "first": 0}, (lg / "logs" / "peek.log").read_text()
     assert not (lg / "planted.txt").exists()
+
+
+def test_a_batch_stopped_by_its_cap_names_the_pairs_still_unclear(tmp_path):
+    lg = tmp_path / "lg"
+    assert arena("league", "new", lg, "--seed", "3", "--players", "2").exit_code == 0
+    assert arena("league", "add", lg, *bots("first", "last"), "random").exit_code == 0
+    result = arena("league", "run", lg, "--games", "8", "--until-confident", "--confidence",
+                   "0.999", *FAST)
+    assert result.exit_code == 0, result.output
+    line = next(x for x in result.output.splitlines() if x.startswith("batch 1:"))
+    assert line.startswith("batch 1: 8 games, 8 played now (the cap: ")
+    assert "still below 0.999 confidence: " in line and " over " in line, line
+    assert line.endswith("; run again for more games)")

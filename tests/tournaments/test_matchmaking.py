@@ -15,6 +15,7 @@ from tournaments.matchmaking import (
     choose_tables,
     confident,
     leaderboard,
+    unsettled,
     wrong_order_chance,
 )
 
@@ -152,6 +153,23 @@ def test_after_a_pair_the_next_closest_region_gets_tables() -> None:
     tables = choose_tables(cands, 4, 4, random.Random(9))
     assert any({2, 3} <= set(t) for t in tables)
     assert any({11, 12} <= set(t) for t in tables)
+
+
+def test_a_new_version_past_placement_gets_a_table_each_round_until_it_settles() -> None:
+    # 12 settled entries (sigma 0.75) by 6 authors and a new version of alice's bot with sigma
+    # 2.2: strong (mu 32) but listed low (mu - 3 sigma = 25.4). Every round seats it, among the
+    # entries nearest to its mu; once its sigma is near the others', it is one of the field.
+    field = [cand(i, mu=36 - i, sigma=0.75, author=f"a{i % 6}") for i in range(12)]
+    new = cand(12, mu=32, sigma=2.2, author="a0")
+    assert unsettled([*field, new]) == [new]
+    for seed in range(10):
+        tables = choose_tables([*field, new], 4, 3, random.Random(seed))
+        check_tables([*field, new], 4, tables)
+        mine = [t for t in tables if 12 in t]
+        assert len(mine) == 1
+        assert {field[i].mu for i in mine[0] if i != 12} <= {33, 32, 31, 30, 34}
+    settled = cand(12, mu=32, sigma=1.0, author="a0")
+    assert unsettled([*field, settled]) == []
 
 
 def test_wrong_order_chance() -> None:
