@@ -151,6 +151,12 @@ class BotPool:
         """
         ended: Outcome | None = None
         for _ in range(BOOT_ATTEMPTS):
+            # Runners that died waiting (their zygote died: the host's doing) are dropped
+            # before any is chosen; they cost no attempt, and no bot a fault.
+            self.hub.pump_zygote()
+            for dead in [p for p in self._warm if not p.alive]:
+                self._warm.remove(dead)
+                dead.kill(dead.death)
             self._boot(1)
             if not self._warm:
                 break
