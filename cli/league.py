@@ -29,17 +29,20 @@ from tournaments import (
     DEFAULT_CONFIDENCE,
     DEFAULT_PLAYERS,
     LOG_NAME,
+    ExecutorKind,
     LeagueError,
     LeagueStore,
-    LocalExecutor,
     Ranking,
+    RayUnavailable,
     RequestError,
     RunError,
     StoreError,
     add_to_league,
+    check_executor,
     check_memory,
     check_runnable,
     confidence_text,
+    make_executor,
     make_progress,
     new_league,
     packages_text,
@@ -173,6 +176,14 @@ def run_command(
         metavar="P")] = None,
     sandbox: SandboxOption = SandboxMode.AUTO,
     memory_mb: MemoryOption = 1024,
+    executor_kind: Annotated[ExecutorKind, typer.Option(
+        "--executor", help="local: worker processes on this machine; ray: Ray tasks (a local "
+        "Ray instance, or the cluster at --address).", metavar="|".join(ExecutorKind))
+    ] = ExecutorKind.LOCAL,
+    address: Annotated[str | None, typer.Option(
+        help="With --executor ray: the cluster to join (HOST:PORT or 'auto'). Default: "
+        "start a local Ray instance for the run.", show_default=False, metavar="HOST:PORT")
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
     verbose: Annotated[bool, typer.Option(
         "--verbose", "-v", help="Log the arena's details to stderr (and DIR/arena.log).")
@@ -182,6 +193,10 @@ def run_command(
     unfinished is finished first (with the same games), and nothing more is played."""
     if confidence is not None and not until_confident:
         fail("--confidence needs --until-confident")
+    try:
+        check_executor(executor_kind, address)
+    except (ValueError, RayUnavailable) as err:
+        fail(safe_text(str(err)))
     wanted = (confidence or DEFAULT_CONFIDENCE) if until_confident else None
     store = _open(directory)
     config = store.config()
@@ -198,8 +213,9 @@ def run_command(
         store.close()
         raise
     here = usable_cores()
-    executor = LocalExecutor(options, workers or here, min(cores or here, here),
-                             directory / LOG_NAME)
+    executor = make_executor(executor_kind, options, workers=workers or here,
+                             cores=min(cores or here, here), log_file=directory / LOG_NAME,
+                             address=address)
     setup_logging(directory / LOG_NAME, verbose)
     pending = store.batches.unfinished()
     if pending is not None:
@@ -218,6 +234,9 @@ def run_command(
     except LeagueError as err:
         fail(safe_text(str(err)))
     except RunError as err:
+        fail(f"{safe_text(str(err))} (games finished so far are stored in {shown}: "
+             f"arena league run {shown} finishes the batch)", 1)
+    except RayUnavailable as err:
         fail(f"{safe_text(str(err))} (games finished so far are stored in {shown}: "
              f"arena league run {shown} finishes the batch)", 1)
     except (StoreError, sqlite3.Error, OSError) as err:

@@ -38,6 +38,7 @@ from tournaments.executors.executor import (
     GameOutcome,
     GameRequest,
     OnFinished,
+    Rounds,
     RunError,
     play_one,
 )
@@ -198,36 +199,49 @@ def _init(ray: ModuleType, address: str | None, workers: int) -> None:
         raise RayUnavailable(f"cannot start or reach {where}: {err}") from None
 
 
-@dataclass(frozen=True)
-class RayExecutor:
-    """Plays games as Ray tasks: on a local Ray instance with ``workers`` CPUs started for the
-    run, or on the cluster at ``address`` (``auto`` or ``HOST:PORT``), all of it."""
+class _RaySession:
+    """Rounds on one Ray connection: Ray is joined (or started), and the bots shipped, once
+    for every round of a league's batch (a round may be a single table); left on exit."""
 
-    options: ArenaOptions
-    workers: int = 1
-    address: str | None = None
+    def __init__(self, executor: RayExecutor, bots: Sequence[BotSpec],
+                 variant: Sequence[Variant]) -> None:
+        self.executor, self.bots, self.variant = executor, bots, tuple(variant)
+        self.ray: ModuleType | None = None
+        self.remote: object = None
+        self.bots_ref: object = None
+        self.slots = 1
 
-    def run(self, bots: Sequence[BotSpec], requests: Sequence[GameRequest],
-            variant: Sequence[Variant], on_finished: OnFinished) -> None:
-        """See :class:`tournaments.executors.executor.Executor`."""
+    def _start(self) -> ModuleType:
+        if self.ray is not None:
+            return self.ray
+        executor = self.executor
+        ray = require_ray(executor.address)
+        shipped = ship(self.bots, executor.options.bot_limits)
+        _init(ray, executor.address, max(1, executor.workers))
+        self.ray = ray
+        self.remote = ray.remote(max_retries=MAX_RETRIES, retry_exceptions=False)(play_remote)
+        self.bots_ref = ray.put(shipped)
+        self.slots = max(1, int(ray.cluster_resources().get("CPU", executor.workers)))
+        return ray
+
+    def run(self, requests: Sequence[GameRequest], on_finished: OnFinished) -> None:
+        """Play ``requests`` (see :meth:`RayExecutor.run`)."""
         if not requests:
             return
-        ray = require_ray(self.address)
-        shipped = ship(bots, self.options.bot_limits)
+        ray = self._start()
+        remote = self.remote
+        options = self.executor.options
         waiting = list(reversed(requests))
         pending: dict[object, GameRequest] = {}    # Ray's object refs, untyped
-        _init(ray, self.address, max(1, self.workers))
+
+        def submit() -> None:
+            while waiting and len(pending) < self.slots * IN_FLIGHT_PER_SLOT:
+                request = waiting.pop()
+                ref = remote.remote(self.bots_ref, options, self.variant,  # type: ignore[attr-defined]
+                                    request)
+                pending[ref] = request
+
         try:
-            remote = ray.remote(max_retries=MAX_RETRIES, retry_exceptions=False)(play_remote)
-            bots_ref = ray.put(shipped)
-            slots = max(1, int(ray.cluster_resources().get("CPU", self.workers)))
-
-            def submit() -> None:
-                while waiting and len(pending) < slots * IN_FLIGHT_PER_SLOT:
-                    request = waiting.pop()
-                    pending[remote.remote(bots_ref, self.options, tuple(variant),
-                                          request)] = request
-
             submit()
             while pending:
                 done, _ = ray.wait(list(pending), num_returns=1, timeout=0.5)
@@ -248,5 +262,32 @@ class RayExecutor:
             for ref in list(pending):
                 ray.cancel(ref, force=True)
             raise
-        finally:
-            ray.shutdown()
+
+    def __enter__(self) -> _RaySession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.ray is not None:
+            self.ray.shutdown()
+            self.ray = None
+
+
+@dataclass(frozen=True)
+class RayExecutor:
+    """Plays games as Ray tasks: on a local Ray instance with ``workers`` CPUs started for the
+    run, or on the cluster at ``address`` (``auto`` or ``HOST:PORT``), all of it."""
+
+    options: ArenaOptions
+    workers: int = 1
+    address: str | None = None
+
+    def run(self, bots: Sequence[BotSpec], requests: Sequence[GameRequest],
+            variant: Sequence[Variant], on_finished: OnFinished) -> None:
+        """See :class:`tournaments.executors.executor.Executor`."""
+        with self.session(bots, variant) as session:
+            session.run(requests, on_finished)
+
+    def session(self, bots: Sequence[BotSpec], variant: Sequence[Variant]) -> Rounds:
+        """Rounds on one connection to Ray (a league's batch): see
+        :class:`tournaments.executors.executor.SessionExecutor`."""
+        return _RaySession(self, bots, variant)
