@@ -1,0 +1,251 @@
+"""A Ray cluster node lost mid-run: a head and a second node (its own raylet) on this machine,
+every Ray process on 127.0.0.1; the second node's raylet is SIGKILLed while it plays a game of
+a tournament, of a league batch and of a served league. Each run finishes with every game
+stored once, byte-identical to a run on the local executor."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.serve.server import FIRST, Server, submit
+from tests.tournaments.executors.test_ray import OPTIONS, RAY, SANDBOX, free_port
+from tests.tournaments.test_cli import arena, bots, stored_games
+
+ARENA = [sys.executable, "-c", "from cli.main import main; main()"]
+# `ray start` for a node that joins a head. RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0 keeps every
+# address Ray picks on loopback (else it swaps 127.0.0.1 for this machine's network address),
+# but `ray start` then refuses to join a head; that one check is lifted here.
+JOIN = """import sys, types
+import ray._private.ray_constants as constants
+import ray.scripts.scripts as scripts
+scripts.ray_constants = types.SimpleNamespace(**{**vars(constants), "ENABLE_RAY_CLUSTER": True})
+sys.argv = ["ray", "start", *sys.argv[1:]]
+scripts.main()
+"""
+#: The second node's custom resource: it tells its raylet's command line apart.
+SECOND = "second_node"
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
+
+
+def _parent(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _pids() -> list[int]:
+    return [int(e.name) for e in os.scandir("/proc") if e.name.isdigit()]
+
+
+@dataclass
+class Cluster:
+    """A head (one CPU) and, when started, a second node (two CPUs) on 127.0.0.1."""
+
+    address: str
+    env: dict[str, str]
+
+    def second_raylet(self) -> int | None:
+        """The second node's raylet, if it runs."""
+        for pid in _pids():
+            argv = _cmdline(pid).split(b"\0")
+            if argv[0].endswith(b"/raylet") and any(f"{SECOND},".encode() in a for a in argv):
+                return pid
+        return None
+
+    def start_second(self) -> None:
+        if self.second_raylet() is not None:
+            return
+        started = subprocess.run(
+            [sys.executable, "-c", JOIN, f"--address={self.address}",
+             "--node-ip-address=127.0.0.1", "--num-cpus=2", f"--resources={{\"{SECOND}\": 2}}",
+             "--disable-usage-stats"],
+            env=self.env, capture_output=True, text=True, timeout=180)
+        assert started.returncode == 0, started.stdout + started.stderr
+        assert self.second_raylet() is not None
+
+    def playing_on_second(self) -> list[int]:
+        """Ray workers of the second node busy with a game (their title names the task)."""
+        raylet = self.second_raylet()
+        return [pid for pid in _pids()
+                if _cmdline(pid).startswith(b"ray::play_remote") and _parent(pid) == raylet]
+
+    def kill_second_mid_run(self, alive: Callable[[], bool], stored: Callable[[], int],
+                            at_least: int = 1) -> int:
+        """SIGKILL the second node's raylet once ``at_least`` games are stored and a game is
+        under way on that node; how many were under way there (they are lost, played again)."""
+        raylet = self.second_raylet()
+        assert raylet is not None
+        deadline = time.monotonic() + 240
+        while True:
+            assert alive(), "the run ended before the node could be killed"
+            assert time.monotonic() < deadline, "no game got under way on the second node"
+            busy = self.playing_on_second()
+            if busy and stored() >= at_least:
+                os.kill(raylet, signal.SIGKILL)
+                return len(busy)
+            time.sleep(0.05)
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Cluster]:
+    if importlib.util.find_spec("ray") is None:
+        pytest.skip("Ray is not installed (the dev extra installs it): pip install ray")
+    port = free_port()
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
+           # The head declares a silent node dead after 3 missed checks 0.5 s apart (Ray's
+           # default: about 12 s here); only the wait for the lost games is shorter.
+           "RAY_health_check_period_ms": "500", "RAY_health_check_timeout_ms": "500",
+           "RAY_health_check_failure_threshold": "3"}
+    if (Path.home() / ".ray" / "auth_token").is_file() or "RAY_AUTH_TOKEN" in env:
+        env.setdefault("RAY_AUTH_MODE", "token")     # a node joins with the head's token
+    try:
+        started = subprocess.run(
+            [str(RAY), "start", "--head", f"--port={port}", "--node-ip-address=127.0.0.1",
+             "--num-cpus=1", "--include-dashboard=false", "--disable-usage-stats"],
+            env=env, capture_output=True, text=True, timeout=180)
+        assert started.returncode == 0, started.stdout + started.stderr
+        yield Cluster(f"127.0.0.1:{port}", env)
+    finally:
+        subprocess.run([str(RAY), "stop", "--force"], env=env, capture_output=True, timeout=120)
+
+
+def run_until_done(command: list[str], cluster: Cluster, stored: Callable[[], int],
+                   at_least: int = 1) -> tuple[int, str, int]:
+    """Run ``command`` (a console script), killing the second node mid-run: its exit code,
+    output and the games that were under way on the lost node."""
+    cluster.start_second()
+    proc = subprocess.Popen(command, start_new_session=True, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT)
+    try:
+        lost = cluster.kill_second_mid_run(lambda: proc.poll() is None, stored, at_least)
+        output, _ = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    return proc.returncode, output.decode(errors="replace"), lost
+
+
+def test_a_tournament_survives_a_lost_node(tmp_path: Path, cluster: Cluster) -> None:
+    names, cycles = ("dawdle", "lucky", "first"), 4
+    result = arena("tournament", *bots(*names), *OPTIONS, "--cycles", str(cycles),
+                   "--workers", "2", "--out", tmp_path / "local")
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "ray"
+    code, output, lost = run_until_done(
+        [*ARENA, "tournament", *bots(*names), *OPTIONS, "--cycles", str(cycles), "--executor",
+         "ray", "--address", cluster.address, "--out", str(out)],
+        cluster, lambda: stored_games(out / "tournament.db"))
+    assert code == 0, output
+    assert lost >= 1
+    with sqlite3.connect(out / "tournament.db") as conn:
+        indexes = [row[0] for row in conn.execute("SELECT idx FROM games ORDER BY idx")]
+    assert indexes == list(range(3 * cycles))          # every game once: none lost, none twice
+    assert (out / "ranking.json").read_bytes() == (tmp_path / "local" / "ranking.json"
+                                                     ).read_bytes()
+
+
+def league_rows(directory: Path, below: int | None = None) -> dict[str, list[tuple]]:
+    """What a league stored of its games (those indexed below ``below``): the plan, each game
+    (its record's bytes included) and the ratings after each round."""
+    limit = below if below is not None else 1 << 62
+    with sqlite3.connect(f"file:{directory / 'league.db'}?mode=ro", uri=True) as conn:
+        return {
+            "planned": conn.execute("SELECT * FROM planned WHERE idx < ? ORDER BY idx",
+                                    (limit,)).fetchall(),
+            "games": conn.execute("SELECT idx, seed, seats, scores, places, faults, record "
+                                  "FROM games WHERE idx < ? ORDER BY idx", (limit,)).fetchall(),
+            "ratings": conn.execute("SELECT * FROM rating_points WHERE idx < ? "
+                                    "ORDER BY bot, idx", (limit,)).fetchall(),
+            "entries": conn.execute("SELECT id, name, version, sha256, author FROM entries "
+                                    "ORDER BY id").fetchall()}
+
+
+def new_league(directory: Path, *entries: tuple[Path | str, str]) -> None:
+    done = arena("league", "new", directory, "--players", "3", "--seed", "11",
+                 "--move-time", "5")
+    assert done.exit_code == 0, done.output
+    for path, author in entries:
+        done = arena("league", "add", directory, path, "--author", author)
+        assert done.exit_code == 0, done.output
+
+
+def test_a_league_batch_survives_a_lost_node(tmp_path: Path, cluster: Cluster) -> None:
+    # Four entries at 3-player tables: rounds of 2 tables, 6 games; the batch is 3 rounds.
+    entries = [(path, f"author{n}") for n, path in
+               enumerate(bots("dawdle", "lucky", "first", "last"))]
+    batch = ["league", "run", "--games", "18", "--sandbox", SANDBOX, "--quiet"]
+    local, lg = tmp_path / "local", tmp_path / "ray"
+    for directory in (local, lg):
+        new_league(directory, *entries)
+    done = arena(*batch[:2], local, *batch[2:], "--workers", "2")
+    assert done.exit_code == 0, done.output
+    code, output, lost = run_until_done(
+        [*ARENA, *batch[:2], str(lg), *batch[2:], "--executor", "ray", "--address",
+         cluster.address], cluster, lambda: stored_games(lg / "league.db"))
+    assert code == 0, output
+    assert "batch 1: 18 games, 18 played now" in output and lost >= 1
+    rows = league_rows(lg)
+    assert [row[0] for row in rows["games"]] == list(range(18))
+    assert rows == league_rows(local)
+    assert (lg / "ranking.json").read_bytes() == (local / "ranking.json").read_bytes()
+
+
+def test_a_served_league_survives_a_lost_node(tmp_path: Path, cluster: Cluster) -> None:
+    # The server plays batches of 8 games (4 entries of 4 authors at 4-player tables: rounds
+    # of one table, 4 games); `arena league run --games 8` plays the same batches locally.
+    lg, local = tmp_path / "served", tmp_path / "local"
+    sources = {}
+    for n, name in enumerate(("alice", "bob", "carol", "dave")):
+        path = sources[name] = tmp_path / name / f"{name}_bot.py"
+        path.parent.mkdir()
+        path.write_text((FIRST if n % 2 else (Path(bots("dawdle")[0]).read_text()))
+                        + f"# {name}\n")
+    for directory in (lg, local):
+        done = arena("league", "new", directory, "--players", "4", "--seed", "11")
+        assert done.exit_code == 0, done.output
+    cluster.start_second()
+    server = Server(lg, "--executor", "ray", "--address", cluster.address)
+    try:
+        organiser = server.organiser or ""
+        for name, path in sources.items():
+            done = submit(server.url, path, server.participant(name, organiser))
+            assert done.returncode == 0, done.stdout + done.stderr
+        lost = cluster.kill_second_mid_run(lambda: server.proc.poll() is None, server.games)
+        assert lost >= 1
+        server.wait_games(16, timeout=240)
+    finally:
+        server.stop()
+    assert server.proc.returncode == 0
+    for name, path in sources.items():
+        done = arena("league", "add", local, path, "--author", name)
+        assert done.exit_code == 0, done.output
+    for _ in range(2):
+        done = arena("league", "run", local, "--games", "8", "--sandbox", "none",
+                     "--workers", "2", "--quiet")
+        assert done.exit_code == 0, done.output
+    served = league_rows(lg, below=16)
+    assert [row[0] for row in served["games"]] == list(range(16))
+    assert served == league_rows(local)
+    assert json.loads((local / "ranking.json").read_text())["games"] == 16
