@@ -6,7 +6,6 @@ stored once, byte-identical to a run on the local executor."""
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 import signal
 import sqlite3
@@ -20,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.serve.server import FIRST, Server, submit
-from tests.tournaments.executors.test_ray import OPTIONS, RAY, SANDBOX, free_port
+from tests.tournaments.executors.test_ray import RAY, free_port
 from tests.tournaments.test_cli import arena, bots, stored_games
 
 ARENA = [sys.executable, "-c", "from cli.main import main; main()"]
@@ -36,6 +35,8 @@ scripts.main()
 """
 #: The second node's custom resource: it tells its raylet's command line apart.
 SECOND = "second_node"
+# The sandbox is not the point here: plain bot processes, quicker to start.
+OPTIONS = ["--players", "3", "--seed", "11", "--move-time", "5", "--sandbox", "none", "--quiet"]
 
 
 def _cmdline(pid: int) -> bytes:
@@ -90,20 +91,22 @@ class Cluster:
         return [pid for pid in _pids()
                 if _cmdline(pid).startswith(b"ray::play_remote") and _parent(pid) == raylet]
 
-    def kill_second_mid_run(self, alive: Callable[[], bool], stored: Callable[[], int],
-                            at_least: int = 1) -> int:
-        """SIGKILL the second node's raylet once ``at_least`` games are stored and a game is
-        under way on that node; how many were under way there (they are lost, played again)."""
+    def kill_second_mid_run(self, alive: Callable[[], bool], stored: Callable[[], int]
+                            ) -> tuple[int, int]:
+        """SIGKILL the second node's raylet once a game is stored and another is under way
+        on that node: how many games were under way there (lost, to be played again) and how
+        many were stored (read while they were under way)."""
         raylet = self.second_raylet()
         assert raylet is not None
         deadline = time.monotonic() + 240
         while True:
             assert alive(), "the run ended before the node could be killed"
             assert time.monotonic() < deadline, "no game got under way on the second node"
-            busy = self.playing_on_second()
-            if busy and stored() >= at_least:
+            if self.playing_on_second() and (games := stored()) >= 1:
+                busy = self.playing_on_second()
                 os.kill(raylet, signal.SIGKILL)
-                return len(busy)
+                if busy:
+                    return len(busy), games
             time.sleep(0.05)
 
 
@@ -130,15 +133,15 @@ def cluster() -> Iterator[Cluster]:
         subprocess.run([str(RAY), "stop", "--force"], env=env, capture_output=True, timeout=120)
 
 
-def run_until_done(command: list[str], cluster: Cluster, stored: Callable[[], int],
-                   at_least: int = 1) -> tuple[int, str, int]:
+def run_until_done(command: list[str], cluster: Cluster, stored: Callable[[], int]
+                   ) -> tuple[int, str, int]:
     """Run ``command`` (a console script), killing the second node mid-run: its exit code,
     output and the games that were under way on the lost node."""
     cluster.start_second()
     proc = subprocess.Popen(command, start_new_session=True, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT)
     try:
-        lost = cluster.kill_second_mid_run(lambda: proc.poll() is None, stored, at_least)
+        lost, _ = cluster.kill_second_mid_run(lambda: proc.poll() is None, stored)
         output, _ = proc.communicate(timeout=300)
     finally:
         if proc.poll() is None:
@@ -148,7 +151,7 @@ def run_until_done(command: list[str], cluster: Cluster, stored: Callable[[], in
 
 
 def test_a_tournament_survives_a_lost_node(tmp_path: Path, cluster: Cluster) -> None:
-    names, cycles = ("dawdle", "lucky", "first"), 4
+    names, cycles = ("dawdle", "lucky", "first"), 2
     result = arena("tournament", *bots(*names), *OPTIONS, "--cycles", str(cycles),
                    "--workers", "2", "--out", tmp_path / "local")
     assert result.exit_code == 0, result.output
@@ -192,10 +195,10 @@ def new_league(directory: Path, *entries: tuple[Path | str, str]) -> None:
 
 
 def test_a_league_batch_survives_a_lost_node(tmp_path: Path, cluster: Cluster) -> None:
-    # Four entries at 3-player tables: rounds of 2 tables, 6 games; the batch is 3 rounds.
+    # Four entries at 3-player tables: rounds of 2 tables, 6 games; the batch is 2 rounds.
     entries = [(path, f"author{n}") for n, path in
                enumerate(bots("dawdle", "lucky", "first", "last"))]
-    batch = ["league", "run", "--games", "18", "--sandbox", SANDBOX, "--quiet"]
+    batch = ["league", "run", "--games", "12", "--sandbox", "none", "--quiet"]
     local, lg = tmp_path / "local", tmp_path / "ray"
     for directory in (local, lg):
         new_league(directory, *entries)
@@ -205,22 +208,22 @@ def test_a_league_batch_survives_a_lost_node(tmp_path: Path, cluster: Cluster) -
         [*ARENA, *batch[:2], str(lg), *batch[2:], "--executor", "ray", "--address",
          cluster.address], cluster, lambda: stored_games(lg / "league.db"))
     assert code == 0, output
-    assert "batch 1: 18 games, 18 played now" in output and lost >= 1
+    assert "batch 1: 12 games, 12 played now" in output and lost >= 1
     rows = league_rows(lg)
-    assert [row[0] for row in rows["games"]] == list(range(18))
+    assert [row[0] for row in rows["games"]] == list(range(12))
     assert rows == league_rows(local)
     assert (lg / "ranking.json").read_bytes() == (local / "ranking.json").read_bytes()
 
 
 def test_a_served_league_survives_a_lost_node(tmp_path: Path, cluster: Cluster) -> None:
     # The server plays batches of 8 games (4 entries of 4 authors at 4-player tables: rounds
-    # of one table, 4 games); `arena league run --games 8` plays the same batches locally.
+    # of one table, 4 games); `arena league run --games 8` plays the same batches here.
     lg, local = tmp_path / "served", tmp_path / "local"
     sources = {}
     for n, name in enumerate(("alice", "bob", "carol", "dave")):
         path = sources[name] = tmp_path / name / f"{name}_bot.py"
         path.parent.mkdir()
-        path.write_text((FIRST if n % 2 else (Path(bots("dawdle")[0]).read_text()))
+        path.write_text((FIRST if n % 2 else Path(bots("dawdle")[0]).read_text())
                         + f"# {name}\n")
     for directory in (lg, local):
         done = arena("league", "new", directory, "--players", "4", "--seed", "11")
@@ -232,20 +235,20 @@ def test_a_served_league_survives_a_lost_node(tmp_path: Path, cluster: Cluster) 
         for name, path in sources.items():
             done = submit(server.url, path, server.participant(name, organiser))
             assert done.returncode == 0, done.stdout + done.stderr
-        lost = cluster.kill_second_mid_run(lambda: server.proc.poll() is None, server.games)
-        assert lost >= 1
-        server.wait_games(16, timeout=240)
+        lost, stored = cluster.kill_second_mid_run(lambda: server.proc.poll() is None,
+                                                   server.games)
+        batches = stored // 8 + 1           # the batch of a game under way at the kill, played
+        server.wait_games(8 * batches, timeout=240)
     finally:
         server.stop()
-    assert server.proc.returncode == 0
+    assert server.proc.returncode == 0 and lost >= 1
     for name, path in sources.items():
         done = arena("league", "add", local, path, "--author", name)
         assert done.exit_code == 0, done.output
-    for _ in range(2):
+    for _ in range(batches):
         done = arena("league", "run", local, "--games", "8", "--sandbox", "none",
                      "--workers", "2", "--quiet")
         assert done.exit_code == 0, done.output
-    served = league_rows(lg, below=16)
-    assert [row[0] for row in served["games"]] == list(range(16))
-    assert served == league_rows(local)
-    assert json.loads((local / "ranking.json").read_text())["games"] == 16
+    served = league_rows(lg, below=8 * batches)
+    assert [row[0] for row in served["games"]] == list(range(8 * batches))
+    assert served == league_rows(local)                 # the submissions, every game, ratings
