@@ -1,53 +1,25 @@
-"""``--executor ray``: a real local Ray cluster plays the schedule the local executor plays."""
+"""``--executor ray``: a real local Ray cluster (two nodes on 127.0.0.1: the ``cluster``
+fixture) plays the schedule the local executor plays."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.tournaments.executors.cluster import Cluster
 from tests.tournaments.test_cli import arena, bots, one_line_error, sandbox_available, stored_games
 
-RAY = Path(sys.executable).with_name("ray")
 SANDBOX = "auto" if sandbox_available() else "none"
 # Three bots at 3-player tables: 3 games a cycle.
 OPTIONS = ["--players", "3", "--seed", "11", "--move-time", "5", "--sandbox", SANDBOX, "--quiet"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A Ray head node on this machine, started like an organiser would (``ray start``)."""
-    if importlib.util.find_spec("ray") is None:
-        pytest.skip("Ray is not installed (the dev extra installs it): pip install ray")
-    port = free_port()
-    # A one-machine cluster on the loopback interface only.
-    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
-    started = subprocess.run(
-        [str(RAY), "start", "--head", f"--port={port}", "--node-ip-address=127.0.0.1",
-         "--num-cpus=2",
-         "--include-dashboard=false", "--disable-usage-stats"],
-        env=env, capture_output=True, text=True, timeout=180)
-    assert started.returncode == 0, started.stdout + started.stderr
-    try:
-        yield f"127.0.0.1:{port}"
-    finally:
-        subprocess.run([str(RAY), "stop", "--force"], env=env, capture_output=True, timeout=120)
 
 
 def run_local(out: Path, names: tuple[str, ...], cycles: int) -> bytes:
@@ -57,11 +29,11 @@ def run_local(out: Path, names: tuple[str, ...], cycles: int) -> bytes:
     return (out / "ranking.json").read_bytes()
 
 
-def test_ray_cluster_gives_the_local_ranking(tmp_path: Path, cluster: str) -> None:
+def test_ray_cluster_gives_the_local_ranking(tmp_path: Path, cluster: Cluster) -> None:
     names = ("first", "last", "lucky")
     local = run_local(tmp_path / "local", names, 4)
     result = arena("tournament", *bots(*names), *OPTIONS, "--cycles", "4",
-                   "--executor", "ray", "--address", cluster, "--out", tmp_path / "ray")
+                   "--executor", "ray", "--address", cluster.address, "--out", tmp_path / "ray")
     assert result.exit_code == 0, result.output
     assert (tmp_path / "ray" / "ranking.json").read_bytes() == local
     assert json.loads(local)["games"] == 12
@@ -82,14 +54,14 @@ def ray_workers_playing() -> list[int]:
 
 
 def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path: Path,
-                                                              cluster: str) -> None:
+                                                              cluster: Cluster) -> None:
     names = ("dawdle", "lucky", "first")
     cycles = 10
     local = run_local(tmp_path / "local", names, cycles)
     out = tmp_path / "ray"
     command = [sys.executable, "-c", "from cli.main import main; main()", "tournament",
                *bots(*names), *OPTIONS, "--cycles", str(cycles), "--executor", "ray",
-               "--address", cluster, "--out", str(out)]
+               "--address", cluster.address, "--out", str(out)]
     proc = subprocess.Popen(command, cwd=tmp_path, start_new_session=True,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     killed: list[int] = []

@@ -1,0 +1,136 @@
+"""A Ray cluster of two nodes on this machine, every Ray process on 127.0.0.1: a head (one
+CPU) and a second node (two CPUs, its own raylet) that a test may kill and start again."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+RAY = Path(sys.executable).with_name("ray")
+# `ray start` for a node that joins a head. RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0 keeps every
+# address Ray picks on loopback (else it swaps 127.0.0.1 for this machine's network address),
+# but `ray start` then refuses to join a head; that one check is lifted here.
+JOIN = """import sys, types
+import ray._private.ray_constants as constants
+import ray.scripts.scripts as scripts
+scripts.ray_constants = types.SimpleNamespace(**{**vars(constants), "ENABLE_RAY_CLUSTER": True})
+sys.argv = ["ray", "start", *sys.argv[1:]]
+scripts.main()
+"""
+#: The second node's custom resource: it tells its raylet's command line apart.
+SECOND = "second_node"
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
+
+
+def _parent(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _pids() -> list[int]:
+    return [int(e.name) for e in os.scandir("/proc") if e.name.isdigit()]
+
+
+@dataclass
+class Cluster:
+    """A head (one CPU) and, when started, a second node (two CPUs) on 127.0.0.1."""
+
+    address: str
+    env: dict[str, str]
+
+    def second_raylet(self) -> int | None:
+        """The second node's raylet, if it runs."""
+        for pid in _pids():
+            argv = _cmdline(pid).split(b"\0")
+            if argv[0].endswith(b"/raylet") and any(f"{SECOND},".encode() in a for a in argv):
+                return pid
+        return None
+
+    def start_second(self) -> None:
+        if self.second_raylet() is not None:
+            return
+        started = subprocess.run(
+            [sys.executable, "-c", JOIN, f"--address={self.address}",
+             "--node-ip-address=127.0.0.1", "--num-cpus=2", f"--resources={{\"{SECOND}\": 2}}",
+             "--disable-usage-stats"],
+            env=self.env, capture_output=True, text=True, timeout=180)
+        assert started.returncode == 0, started.stdout + started.stderr
+        assert self.second_raylet() is not None
+
+    def playing_on_second(self) -> list[int]:
+        """Ray workers of the second node busy with a game (their title names the task)."""
+        raylet = self.second_raylet()
+        return [pid for pid in _pids()
+                if _cmdline(pid).startswith(b"ray::play_remote") and _parent(pid) == raylet]
+
+    def kill_second_mid_run(self, alive: Callable[[], bool], stored: Callable[[], int]
+                            ) -> tuple[int, int]:
+        """SIGKILL the second node's raylet once a game is stored and another is under way
+        on that node: how many games were under way there (lost, to be played again) and how
+        many were stored (read while they were under way)."""
+        raylet = self.second_raylet()
+        assert raylet is not None
+        deadline = time.monotonic() + 240
+        while True:
+            assert alive(), "the run ended before the node could be killed"
+            assert time.monotonic() < deadline, "no game got under way on the second node"
+            if self.playing_on_second() and (games := stored()) >= 1:
+                busy = self.playing_on_second()
+                os.kill(raylet, signal.SIGKILL)
+                if busy:
+                    return len(busy), games
+            time.sleep(0.05)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def two_nodes() -> Iterator[Cluster]:
+    """Start the cluster (``ray start``, as an organiser would); stop every Ray process of
+    this machine after, whatever happened (``ray stop --force``)."""
+    if importlib.util.find_spec("ray") is None:
+        pytest.skip("Ray is not installed (the dev extra installs it): pip install ray")
+    port = free_port()
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
+           # The head declares a silent node dead after 3 missed checks 0.5 s apart (Ray's
+           # default: about 12 s here); only the wait for the lost games is shorter.
+           "RAY_health_check_period_ms": "500", "RAY_health_check_timeout_ms": "500",
+           "RAY_health_check_failure_threshold": "3"}
+    if (Path.home() / ".ray" / "auth_token").is_file() or "RAY_AUTH_TOKEN" in env:
+        env.setdefault("RAY_AUTH_MODE", "token")     # a node joins with the head's token
+    try:
+        started = subprocess.run(
+            [str(RAY), "start", "--head", f"--port={port}", "--node-ip-address=127.0.0.1",
+             "--num-cpus=1", "--include-dashboard=false", "--disable-usage-stats"],
+            env=env, capture_output=True, text=True, timeout=180)
+        assert started.returncode == 0, started.stdout + started.stderr
+        cluster = Cluster(f"127.0.0.1:{port}", env)
+        cluster.start_second()
+        yield cluster
+    finally:
+        subprocess.run([str(RAY), "stop", "--force"], env=env, capture_output=True, timeout=120)
