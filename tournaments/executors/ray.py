@@ -1,9 +1,14 @@
-"""Running a tournament's games as Ray tasks: ``arena tournament --executor ray``.
+"""Running games as Ray tasks: ``--executor ray`` (``arena tournament``, ``arena league run``,
+``arena serve``).
 
 The schedule, storage and ratings are the local executor's; only where games are played
 changes. Each game is a Ray task with retries: a worker or node lost mid-game means the game is
 played again elsewhere, and the driver stores each game exactly once (by schedule index), so
-the ranking equals the local executor's for deterministic bots. Every Ray worker process keeps
+the ranking equals the local executor's for deterministic bots. A node lost mid-run (its raylet
+killed) is such a loss: its games under way fail once the head declares the node dead (Ray's
+health checks: about 12 s by default), are played again on the nodes left, and the run ends
+as an undisturbed one would (docs/internals.md, "A Ray node lost"). A league's batch joins Ray
+once for all its rounds (:meth:`RayExecutor.session`). Every Ray worker process keeps
 one sandboxed bot pool for its life, so bot processes are reused across games. Bots travel
 inside the tasks (a file's bytes; a folder or archive packed as ``.tar.gz``, unpacked on the
 node into a folder of its own; each checked by its digest) and the project's own packages travel

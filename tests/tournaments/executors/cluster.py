@@ -59,6 +59,17 @@ class Cluster:
     address: str
     env: dict[str, str]
 
+    def gcs_log(self) -> Path | None:
+        """The head's GCS log (it says when a node was declared dead)."""
+        port = self.address.rsplit(":", 1)[1]
+        for pid in _pids():
+            argv = _cmdline(pid).decode(errors="replace").split("\0")
+            if argv[0].endswith("/gcs_server") and f"--gcs_server_port={port}" in argv:
+                for arg in argv:
+                    if arg.startswith("--log_dir="):
+                        return Path(arg.split("=", 1)[1]) / "gcs_server.out"
+        return None
+
     def second_raylet(self) -> int | None:
         """The second node's raylet, if it runs."""
         for pid in _pids():
@@ -84,18 +95,18 @@ class Cluster:
         return [pid for pid in _pids()
                 if _cmdline(pid).startswith(b"ray::play_remote") and _parent(pid) == raylet]
 
-    def kill_second_mid_run(self, alive: Callable[[], bool], stored: Callable[[], int]
-                            ) -> tuple[int, int]:
-        """SIGKILL the second node's raylet once a game is stored and another is under way
-        on that node: how many games were under way there (lost, to be played again) and how
-        many were stored (read while they were under way)."""
+    def kill_second_mid_run(self, alive: Callable[[], bool], stored: Callable[[], int],
+                            at_least: int = 1) -> tuple[int, int]:
+        """SIGKILL the second node's raylet once ``at_least`` games are stored and another is
+        under way on that node: how many games were under way there (lost, to be played
+        again) and how many were stored (read while they were under way)."""
         raylet = self.second_raylet()
         assert raylet is not None
         deadline = time.monotonic() + 240
         while True:
             assert alive(), "the run ended before the node could be killed"
             assert time.monotonic() < deadline, "no game got under way on the second node"
-            if self.playing_on_second() and (games := stored()) >= 1:
+            if self.playing_on_second() and (games := stored()) >= at_least:
                 busy = self.playing_on_second()
                 os.kill(raylet, signal.SIGKILL)
                 if busy:
@@ -110,17 +121,19 @@ def free_port() -> int:
 
 
 @contextmanager
-def two_nodes() -> Iterator[Cluster]:
+def two_nodes(quick_detection: bool = True) -> Iterator[Cluster]:
     """Start the cluster (``ray start``, as an organiser would); stop every Ray process of
-    this machine after, whatever happened (``ray stop --force``)."""
+    this machine after, whatever happened (``ray stop --force``). ``quick_detection``: the
+    head declares a silent node dead after 3 missed checks 0.5 s apart (Ray's default took
+    about 12 s here: benchmarks/ray_node_loss.py); only the wait for the lost games is
+    shorter."""
     if importlib.util.find_spec("ray") is None:
         pytest.skip("Ray is not installed (the dev extra installs it): pip install ray")
     port = free_port()
-    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
-           # The head declares a silent node dead after 3 missed checks 0.5 s apart (Ray's
-           # default: about 12 s here); only the wait for the lost games is shorter.
-           "RAY_health_check_period_ms": "500", "RAY_health_check_timeout_ms": "500",
-           "RAY_health_check_failure_threshold": "3"}
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+    if quick_detection:
+        env.update(RAY_health_check_period_ms="500", RAY_health_check_timeout_ms="500",
+                   RAY_health_check_failure_threshold="3")
     if (Path.home() / ".ray" / "auth_token").is_file() or "RAY_AUTH_TOKEN" in env:
         env.setdefault("RAY_AUTH_MODE", "token")     # a node joins with the head's token
     try:
