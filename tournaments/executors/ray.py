@@ -21,8 +21,10 @@ import atexit
 import logging
 import os
 import shutil
+import socket
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,6 +60,11 @@ MAX_RETRIES = 5
 #: Games submitted ahead of those finished, per worker slot: keeps the cluster busy without
 #: holding a huge tournament's tasks in memory at once.
 IN_FLIGHT_PER_SLOT = 4
+#: A cluster's head (its GCS) unreachable this long ends the run with a one-line error (Ray
+#: itself would end the process after 60 s, with its own log lines and no word of ours).
+HEAD_LOST_SECONDS = 10.0
+#: Seconds between looks at the head while games are under way.
+HEAD_CHECK_SECONDS = 2.0
 
 
 class RayUnavailable(RuntimeError):
@@ -215,6 +222,11 @@ class _RaySession:
         self.remote: object = None
         self.bots_ref: object = None
         self.slots = 1
+        #: The head's GCS (host, port) when a cluster was joined; lost: it stopped answering.
+        self.head: tuple[str, int] | None = None
+        self.head_lost = False
+        self.head_seen = 0.0
+        self.head_checked = 0.0
 
     def _start(self) -> ModuleType:
         if self.ray is not None:
@@ -227,7 +239,27 @@ class _RaySession:
         self.remote = ray.remote(max_retries=MAX_RETRIES, retry_exceptions=False)(play_remote)
         self.bots_ref = ray.put(shipped)
         self.slots = max(1, int(ray.cluster_resources().get("CPU", executor.workers)))
+        if executor.address is not None:
+            host, _, port = str(ray.get_runtime_context().gcs_address).rpartition(":")
+            self.head = (host.strip("[]"), int(port))
+            self.head_seen = time.monotonic()
         return ray
+
+    def _check_head(self) -> None:
+        """:class:`RunError` once the cluster's head has not answered for
+        :data:`HEAD_LOST_SECONDS` (looked at every :data:`HEAD_CHECK_SECONDS`)."""
+        now = time.monotonic()
+        if self.head is None or now - self.head_checked < HEAD_CHECK_SECONDS:
+            return
+        self.head_checked = now
+        try:
+            socket.create_connection(self.head, timeout=HEAD_CHECK_SECONDS).close()
+            self.head_seen = now
+        except OSError as err:
+            if now - self.head_seen >= HEAD_LOST_SECONDS:
+                self.head_lost = True
+                raise RunError(f"lost the Ray cluster's head at {self.head[0]}:{self.head[1]} "
+                               f"({err.strerror or err})") from None
 
     def run(self, requests: Sequence[GameRequest], on_finished: OnFinished) -> None:
         """Play ``requests`` (see :meth:`RayExecutor.run`)."""
@@ -250,6 +282,8 @@ class _RaySession:
             submit()
             while pending:
                 done, _ = ray.wait(list(pending), num_returns=1, timeout=0.5)
+                if not done:
+                    self._check_head()
                 for ref in done:
                     request = pending.pop(ref)
                     try:
@@ -273,7 +307,8 @@ class _RaySession:
 
     def __exit__(self, *exc: object) -> None:
         if self.ray is not None:
-            self.ray.shutdown()
+            if not self.head_lost:      # else it would wait for the head
+                self.ray.shutdown()
             self.ray = None
 
 
