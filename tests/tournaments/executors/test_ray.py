@@ -134,3 +134,29 @@ def test_folder_bots_travel_packed_and_are_unpacked_on_the_node(tmp_path: Path,
     (here[0].path / "weights.npz").write_bytes(b"changed on the node")
     with pytest.raises(RuntimeError, match="does not match the one shipped"):
         ray_executor._materialize(shipped)
+
+
+def test_a_head_that_stops_answering_ends_the_run_in_one_line(monkeypatch) -> None:
+    # No Ray needed: the driver's look at the head (its GCS port), as the run loop makes it.
+    import socket
+
+    from arena import ArenaOptions
+    from tournaments.executors import ray as ray_executor
+    from tournaments.executors.executor import RunError
+
+    session = ray_executor._RaySession(
+        ray_executor.RayExecutor(ArenaOptions(), 1, "127.0.0.1:1"), [], ())
+    with socket.socket() as head:
+        head.bind(("127.0.0.1", 0))
+        head.listen()
+        session.head = ("127.0.0.1", head.getsockname()[1])
+        session._check_head()                                  # it answers
+        assert not session.head_lost
+    clock = [session.head_seen + ray_executor.HEAD_LOST_SECONDS - 1]
+    monkeypatch.setattr(ray_executor.time, "monotonic", lambda: clock[0])
+    session._check_head()                                      # silent, not for long yet
+    assert not session.head_lost
+    clock[0] += 2 * ray_executor.HEAD_CHECK_SECONDS
+    with pytest.raises(RunError, match=r"^lost the Ray cluster's head at 127\.0\.0\.1:\d+ "):
+        session._check_head()
+    assert session.head_lost
