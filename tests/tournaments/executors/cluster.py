@@ -11,7 +11,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,6 +48,15 @@ def _parent(pid: int) -> int:
         return 0
 
 
+def _alive(pid: int) -> bool:
+    """``pid`` runs (a zombie waiting for its parent does not count)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
 def _pids() -> list[int]:
     return [int(e.name) for e in os.scandir("/proc") if e.name.isdigit()]
 
@@ -69,6 +78,38 @@ class Cluster:
                     if arg.startswith("--log_dir="):
                         return Path(arg.split("=", 1)[1]) / "gcs_server.out"
         return None
+
+    def processes(self) -> set[int]:
+        """Every process of this cluster: those naming its session folder or its head's
+        address, and their children (other clusters on this machine are not touched)."""
+        log = self.gcs_log()
+        marks = [f"={self.address}".encode()]
+        if log is not None:
+            marks.append(str(log.parent.parent).encode())
+        children: dict[int, list[int]] = {}
+        found = []
+        for pid in _pids():
+            children.setdefault(_parent(pid), []).append(pid)
+            if pid != os.getpid() and any(mark in _cmdline(pid) for mark in marks):
+                found.append(pid)
+        out: set[int] = set()
+        while found:
+            pid = found.pop()
+            if pid not in out:
+                out.add(pid)
+                found.extend(children.get(pid, []))
+        return out
+
+    def stop(self) -> None:
+        """End this cluster's processes (SIGTERM, then SIGKILL for any left after 10 s)."""
+        doomed = self.processes()
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            for pid in doomed:
+                with suppress(OSError):
+                    os.kill(pid, sig)
+            deadline = time.monotonic() + 10
+            while (doomed := {p for p in doomed if _alive(p)}) and time.monotonic() < deadline:
+                time.sleep(0.2)
 
     def second_raylet(self) -> int | None:
         """The second node's raylet, if it runs."""
@@ -122,10 +163,11 @@ def free_port() -> int:
 
 @contextmanager
 def two_nodes(quick_detection: bool = True) -> Iterator[Cluster]:
-    """Start the cluster (``ray start``, as an organiser would); stop every Ray process of
-    this machine after, whatever happened (``ray stop --force``). ``quick_detection``: the
+    """Start the cluster (``ray start``, as an organiser would); stop its processes after,
+    whatever happened (not ``ray stop``, which would end every Ray cluster of this machine:
+    other checkouts' tests run their own). ``quick_detection``: the
     head declares a silent node dead after 3 missed checks 0.5 s apart (Ray's default took
-    about 12 s here: benchmarks/ray_node_loss.py); only the wait for the lost games is
+    about 15 s here: benchmarks/ray_node_loss.py); only the wait for the lost games is
     shorter."""
     if importlib.util.find_spec("ray") is None:
         pytest.skip("Ray is not installed (the dev extra installs it): pip install ray")
@@ -136,14 +178,16 @@ def two_nodes(quick_detection: bool = True) -> Iterator[Cluster]:
                    RAY_health_check_failure_threshold="3")
     if (Path.home() / ".ray" / "auth_token").is_file() or "RAY_AUTH_TOKEN" in env:
         env.setdefault("RAY_AUTH_MODE", "token")     # a node joins with the head's token
+    cluster = Cluster(f"127.0.0.1:{port}", env)
     try:
         started = subprocess.run(
             [str(RAY), "start", "--head", f"--port={port}", "--node-ip-address=127.0.0.1",
              "--num-cpus=1", "--include-dashboard=false", "--disable-usage-stats"],
             env=env, capture_output=True, text=True, timeout=180)
         assert started.returncode == 0, started.stdout + started.stderr
-        cluster = Cluster(f"127.0.0.1:{port}", env)
         cluster.start_second()
         yield cluster
     finally:
-        subprocess.run([str(RAY), "stop", "--force"], env=env, capture_output=True, timeout=120)
+        cluster.stop()
+        left = cluster.processes()
+        assert not left, f"Ray processes left running: {sorted(left)}"
