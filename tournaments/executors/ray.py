@@ -202,8 +202,8 @@ def _init(ray: ModuleType, address: str | None, workers: int) -> None:
                                  "logging_level": logging.WARNING}
     if address:
         kwargs["address"] = address
-    else:
-        kwargs.update(num_cpus=workers, object_store_memory=128 << 20)
+    else:   # "local": a new instance, even when a cluster started here (ray start) runs
+        kwargs.update(address="local", num_cpus=workers, object_store_memory=128 << 20)
     try:
         ray.init(**kwargs)
     except (ConnectionError, RuntimeError, ValueError) as err:

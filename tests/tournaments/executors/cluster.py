@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -110,6 +111,11 @@ class Cluster:
             deadline = time.monotonic() + 10
             while (doomed := {p for p in doomed if _alive(p)}) and time.monotonic() < deadline:
                 time.sleep(0.2)
+        # `ray start --head` left its address for ray.init() to join (as `ray stop` would).
+        current = Path(tempfile.gettempdir()) / "ray" / "ray_current_cluster"
+        with suppress(OSError):
+            if current.read_text().strip() == self.address:
+                current.unlink()
 
     def second_raylet(self) -> int | None:
         """The second node's raylet, if it runs."""
