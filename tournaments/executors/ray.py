@@ -307,7 +307,7 @@ class _RaySession:
 
     def __exit__(self, *exc: object) -> None:
         if self.ray is not None:
-            if not self.head_lost:      # else it would wait for the head
+            if not self.head_lost:      # else it could wait for the head
                 self.ray.shutdown()
             self.ray = None
 
