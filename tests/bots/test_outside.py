@@ -8,8 +8,10 @@ import json
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from engine import new_game
 from engine.observation import Observation
 from tests.bots.helpers import VARIANTS, load_bot, play_game
 
@@ -17,26 +19,48 @@ ROOT = Path(__file__).resolve().parents[2]
 OUTSIDE = ROOT / "benchmarks" / "outside"
 STATES = Path(__file__).resolve().parent / "outside"
 
-#: Each port, with the file of stored states (None: its original cannot be replayed exactly).
+#: Each port: the tables it plays (the original's), and its stored states.
 PORTS = {
-    "bzhang9_heuristic": "bzhang9_states.json",
+    "bzhang9_heuristic": (VARIANTS, "bzhang9_states.json"),
+    "chloeachan0_mcts": ([(2, ()), (2, ("pass-both-ways",))], "chloeachan0_states.json"),
 }
 
 
 @pytest.mark.parametrize("name", sorted(PORTS))
 def test_port_plays_legal_picks(name: str) -> None:
     bot = load_bot(OUTSIDE / f"{name}.py")
-    for seed, (players, variant) in enumerate(VARIANTS):
+    if hasattr(bot, "SIMULATIONS"):
+        bot.SIMULATIONS = 20  # legality, not strength
+    tables, _ = PORTS[name]
+    for seed, (players, variant) in enumerate(tables):
         play_game([bot] * players, 500 + seed, variant)
 
 
-@pytest.mark.parametrize("name", sorted(n for n, f in PORTS.items() if f))
-def test_port_agrees_with_original_on_stored_states(name: str) -> None:
-    bot = load_bot(OUTSIDE / f"{name}.py")
-    stored = json.loads((STATES / PORTS[name]).read_text())
+def test_bzhang9_agrees_with_original_on_stored_states() -> None:
+    bot = load_bot(OUTSIDE / "bzhang9_heuristic.py")
+    stored = json.loads((STATES / PORTS["bzhang9_heuristic"][1]).read_text())
     assert len(stored) >= 100
-    for i, entry in enumerate(stored):
+    for entry in stored:
         obs = Observation.from_dict(entry["obs"])
-        random.seed(i)
-        pick = bot.pick(obs)
-        assert str(pick if isinstance(pick, str) else pick[0]) == entry["original"], entry
+        assert bot.pick(obs) == entry["original"], entry
+
+
+def test_chloeachan0_searches_as_the_original_on_stored_states() -> None:
+    """Root states, seeds and moves of the original's searches (check_chloeachan0.py)."""
+    bot = load_bot(OUTSIDE / "chloeachan0_mcts.py")
+    stored = json.loads((STATES / PORTS["chloeachan0_mcts"][1]).read_text())
+    assert len(stored) >= 20
+    for entry in stored:
+        state = bot.State.__new__(bot.State)
+        for name, value in entry["state"].items():
+            setattr(state, name, value)
+        random.seed(entry["seed"])
+        np.random.seed(entry["seed"])
+        assert list(bot.search(state, entry["simulations"])) == entry["original"], entry
+
+
+def test_chloeachan0_refuses_other_tables() -> None:
+    bot = load_bot(OUTSIDE / "chloeachan0_mcts.py")
+    obs = new_game(4, 1).observation(0)
+    with pytest.raises(ValueError, match="two-player"):
+        bot.pick(obs)
