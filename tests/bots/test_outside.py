@@ -1,6 +1,7 @@
 """The outside bots of benchmarks/outside/: they load, play legal picks through the engine, and
 agree with their originals on stored states (picks the originals made, recorded by the
-benchmarks/outside/check_*.py scripts; the originals themselves are not in this project)."""
+benchmarks/outside/check_*.py scripts; the originals themselves are not in this project).
+The Omakase bots run the original itself from a checkout: skipped without one."""
 
 from __future__ import annotations
 
@@ -57,6 +58,21 @@ def test_chloeachan0_searches_as_the_original_on_stored_states() -> None:
         random.seed(entry["seed"])
         np.random.seed(entry["seed"])
         assert list(bot.search(state, entry["simulations"])) == entry["original"], entry
+
+
+def _omakase_checkout() -> bool:
+    import os
+    folder = Path(os.environ.get("OMAKASE_DIR", OUTSIDE / "originals" / "Omakase"))
+    return (folder / "present_value_based_ai.py").is_file()
+
+
+@pytest.mark.skipif(not _omakase_checkout(),
+                    reason="no Omakase checkout (see benchmarks/outside/omakase_adapter.py)")
+@pytest.mark.parametrize("name", ["omakase_pv", "omakase_recursive"])
+def test_omakase_plays_legal_picks(name: str) -> None:
+    bot = load_bot(OUTSIDE / f"{name}.py")
+    for seed, players in enumerate((2, 4) if name == "omakase_pv" else (2,)):
+        play_game([bot] * players, 600 + seed)
 
 
 def test_chloeachan0_refuses_other_tables() -> None:
