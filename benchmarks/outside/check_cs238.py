@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import random
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -52,15 +53,15 @@ def action_for(mods: dict[str, Any], hand: list[Any], raw: object) -> Any:
     cards = cs238_mcts.their_cards(mods, names)
     first = hand.index(cards[0])
     if len(cards) == 1:
-        return mods["mcts"].Action(False, first)
+        return mods["actions"].Action(False, first)
     second = next(i for i, c in enumerate(hand) if c == cards[1] and i != first)
-    return mods["mcts"].Action(True, first, second)
+    return mods["actions"].Action(True, first, second)
 
 
 def same_game(a: Any, b: Any) -> bool:
     return (a.hands == b.hands and a.tableaus == b.tableaus and a.puddings == b.puddings
             and a.scores == b.scores and a.round_index == b.round_index
-            and sorted(a.deck) == sorted(b.deck))
+            and Counter(a.deck) == Counter(b.deck))
 
 
 def main(argv: list[str] | None = None) -> int:

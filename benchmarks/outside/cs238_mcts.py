@@ -84,7 +84,8 @@ def load() -> dict[str, Any]:
             f"CS238_DIR or link it there")
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
-    names = {"engine": "sushigo.engine", "cards": "sushigo.cards", "mcts": "agents.mcts"}
+    names = {"engine": "sushigo.engine", "cards": "sushigo.cards", "actions": "sushigo.actions",
+             "mcts": "agents.mcts"}
     return {key: importlib.import_module(name) for key, name in names.items()}
 
 
