@@ -363,8 +363,6 @@ def root_state(obs, rng: random.Random) -> State:  # type: ignore[no-untyped-def
 
 
 def pick(obs):  # type: ignore[no-untyped-def]
-    if len(obs.hand) == 1:  # one legal move: the search could only return it
-        return obs.hand[0]
     state = root_state(obs, random.Random(random.getrandbits(64)))
     action = search(state)
     names = [NAME[c] for c in action]
