@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/league_matchmaking.py [--field graded|clusters|copies]
         [--entries 20] [--span 1] [--copies 5] [--games 2400] [--step 24] [--seeds 10]
         [--rule shipped|voi] [--arrival BEFORE] [--svg docs/x.svg] [--truth 20000]
+        [--methods league,random] [--cache DIR]
 
 The fields (``benchmarks/league_fields.py``): ``graded`` and ``clusters`` are copies of
 ``bots/heuristic.py`` that play worse on purpose by a skill ``s`` (a random pick with
@@ -25,6 +26,11 @@ strength (``league_fields.arrival``) is added, and from those same BEFORE games 
 plays ``--games`` more over the whole field: the league by ``play_batch`` (placement, then
 windows), random by a random schedule of all entries, the new one included. The curve is read
 from the arrival on, over the whole field.
+
+Random runs do not depend on the league's rule: ``--cache DIR`` keeps them (one file per field,
+seed and length) and reuses them, cut to ``--games`` (a shorter random schedule is the start of
+a longer one), so a rule is measured by playing only the league (``--methods league``).
+``--arrival`` plays the league's games before the arrival once for both methods.
 
 ``--rule voi`` plays the league with a neighbour pair weighted by P(wrong) times the share of
 its variance one game removes (:func:`voi_weight`), a variant measured and not kept.
@@ -103,19 +109,22 @@ def curve(games: Sequence[tuple[Sequence[int], Sequence[int]]], truth: Sequence[
     return out, board(ratings)
 
 
-def voi_weight(a: matchmaking.Candidate, b: matchmaking.Candidate) -> float:
-    """The value-of-information variant: P(wrong) times the share ``s^2 / (s^2 + 2 beta^2)``
-    of the pair's variance ``s^2 = sigma_a^2 + sigma_b^2`` one game removes, so two equal bots
-    stop drawing games once their sigmas are small."""
+_SHIPPED_WEIGHT = matchmaking.pair_weight
+
+
+def voi_weight(a: matchmaking.Candidate, b: matchmaking.Candidate, shared: int = 0) -> float:
+    """The value-of-information variant: the shipped weight times the share
+    ``s^2 / (s^2 + 2 beta^2)`` of the pair's variance ``s^2 = sigma_a^2 + sigma_b^2`` one game
+    removes, so two equal bots stop drawing games once their sigmas are small."""
     s2 = a.sigma ** 2 + b.sigma ** 2
-    return matchmaking.wrong_order_chance(a, b) * s2 / (s2 + 2 * (25 / 6) ** 2)
+    return _SHIPPED_WEIGHT(a, b, shared) * s2 / (s2 + 2 * (25 / 6) ** 2)
 
 
 def use_rule(rule: str) -> None:
     """Play leagues in this process with ``rule``: ``shipped`` (tournaments/matchmaking.py as
-    it is, P(wrong)) or ``voi`` (:func:`voi_weight`)."""
+    it is) or ``voi`` (:func:`voi_weight`)."""
     if rule == "voi":
-        matchmaking.pair_weight = voi_weight  # type: ignore[assignment]
+        matchmaking.pair_weight = voi_weight
 
 
 def _league(store: LeagueStore, executor: InProcessExecutor, games: int, batch: int) -> None:
