@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/league_matchmaking.py [--field graded|clusters|copies]
         [--entries 20] [--span 1] [--copies 5] [--games 2400] [--step 24] [--seeds 10]
         [--rule shipped|voi] [--arrival BEFORE] [--svg docs/x.svg] [--truth 20000]
+        [--methods league,random] [--cache DIR]
 
 The fields (``benchmarks/league_fields.py``): ``graded`` and ``clusters`` are copies of
 ``bots/heuristic.py`` that play worse on purpose by a skill ``s`` (a random pick with
@@ -25,6 +26,11 @@ strength (``league_fields.arrival``) is added, and from those same BEFORE games 
 plays ``--games`` more over the whole field: the league by ``play_batch`` (placement, then
 windows), random by a random schedule of all entries, the new one included. The curve is read
 from the arrival on, over the whole field.
+
+Random runs do not depend on the league's rule: ``--cache DIR`` keeps them (one file per field,
+seed and length) and reuses them, cut to ``--games`` (a shorter random schedule is the start of
+a longer one), so a rule is measured by playing only the league (``--methods league``).
+``--arrival`` plays the league's games before the arrival once for both methods.
 
 ``--rule voi`` plays the league with a neighbour pair weighted by P(wrong) times the share of
 its variance one game removes (:func:`voi_weight`), a variant measured and not kept.
@@ -103,19 +109,22 @@ def curve(games: Sequence[tuple[Sequence[int], Sequence[int]]], truth: Sequence[
     return out, board(ratings)
 
 
-def voi_weight(a: matchmaking.Candidate, b: matchmaking.Candidate) -> float:
-    """The value-of-information variant: P(wrong) times the share ``s^2 / (s^2 + 2 beta^2)``
-    of the pair's variance ``s^2 = sigma_a^2 + sigma_b^2`` one game removes, so two equal bots
-    stop drawing games once their sigmas are small."""
+_SHIPPED_WEIGHT = matchmaking.pair_weight
+
+
+def voi_weight(a: matchmaking.Candidate, b: matchmaking.Candidate, shared: int = 0) -> float:
+    """The value-of-information variant: the shipped weight times the share
+    ``s^2 / (s^2 + 2 beta^2)`` of the pair's variance ``s^2 = sigma_a^2 + sigma_b^2`` one game
+    removes, so two equal bots stop drawing games once their sigmas are small."""
     s2 = a.sigma ** 2 + b.sigma ** 2
-    return matchmaking.wrong_order_chance(a, b) * s2 / (s2 + 2 * (25 / 6) ** 2)
+    return _SHIPPED_WEIGHT(a, b, shared) * s2 / (s2 + 2 * (25 / 6) ** 2)
 
 
 def use_rule(rule: str) -> None:
     """Play leagues in this process with ``rule``: ``shipped`` (tournaments/matchmaking.py as
-    it is, P(wrong)) or ``voi`` (:func:`voi_weight`)."""
+    it is) or ``voi`` (:func:`voi_weight`)."""
     if rule == "voi":
-        matchmaking.pair_weight = voi_weight  # type: ignore[assignment]
+        matchmaking.pair_weight = voi_weight
 
 
 def _league(store: LeagueStore, executor: InProcessExecutor, games: int, batch: int) -> None:
@@ -136,45 +145,53 @@ def _random_games(executor: InProcessExecutor, bots: Sequence[BotSpec], seed: in
 
 def run_one(method: str, seed: int, members: Sequence[Member], games: int, step: int,
             batch: int, rule: str, new: Member | None = None, before: int = 0
-            ) -> tuple[str, int, list[float], float, str]:
-    """``(method, seed, curve, seconds, check)`` of one run; ``check`` compares the final
-    order read here with the league's own leaderboard (:meth:`LeagueStore.ranking`). With ``new``:
-    the arrival scenario (a league plays ``before`` games, then ``new`` joins and ``method``
-    plays ``games`` more)."""
+            ) -> list[tuple[str, int, list[float], float, str]]:
+    """``[(method, seed, curve, seconds, check)]`` of one run; ``check`` compares the final
+    order read here with the league's own leaderboard (:meth:`LeagueStore.ranking`). With
+    ``new``: the arrival scenario (a league plays ``before`` games, then ``new`` joins and
+    each method plays ``games`` more); ``method`` "both" plays the league's games before the
+    arrival once for both methods."""
     start = time.perf_counter()
     use_rule(rule)
+    methods = list(METHODS) if method == "both" else [method]
     order = list(range(len(members)))
     random.Random(f"field/{seed}").shuffle(order)      # bot index i is field member order[i]
     field_now = [members[k] for k in order] + ([new] if new is not None else [])
     truth = [m.truth for m in field_now]
     theirs: list[str] = []
+    runs: dict[str, list[tuple[Sequence[int], Sequence[int]]]] = {}
     with tempfile.TemporaryDirectory(prefix="league-mm-") as tmp:
         bots = write_field(Path(tmp) / "field", field_now)
         executor = InProcessExecutor()
-        if method == "league" or new is not None:
+        earlier: list[tuple[Sequence[int], Sequence[int]]] = []
+        if "league" in methods or new is not None:
             store = LeagueStore.create(Path(tmp) / "league", LeagueConfig((4,), seed))
             try:
                 for spec in bots[:len(members)]:
                     store.entries.add(spec.name, spec.path.read_bytes(), spec.name)
                 _league(store, executor, before if new is not None else games, batch)
                 if new is not None:
+                    earlier = [(g.seats, g.places[:len(g.seats)]) for g in store.games()]
                     spec = bots[-1]
                     store.entries.add(spec.name, spec.path.read_bytes(), spec.name)
-                    if method == "league":
+                if "league" in methods:
+                    if new is not None:
                         _league(store, executor, before + games, batch)
-                played = [(g.seats, g.places[:len(g.seats)]) for g in store.games()]
-                theirs = [row.name for row in store.ranking().bots] \
-                    if method == "league" else []
+                    runs["league"] = [(g.seats, g.places[:len(g.seats)])
+                                      for g in store.games()]
+                    theirs = [row.name for row in store.ranking().bots]
             finally:
                 store.close()
-        if method == "random":
-            played = played[:before] if new is not None else []
-            played += _random_games(executor, bots, seed, games)
-    ys, final = curve(played[:before + games], truth, step, before)
-    mine = [bots[b].name for b in final]
-    check = "" if not theirs else "same" if mine == theirs else \
-        f"{sum(a != b for a, b in zip(mine, theirs, strict=True))} places differ"
-    return method, seed, ys, time.perf_counter() - start, check
+        if "random" in methods:
+            runs["random"] = [*earlier[:before], *_random_games(executor, bots, seed, games)]
+    out = []
+    for m, played in runs.items():
+        ys, final = curve(played[:before + games], truth, step, before)
+        mine = [bots[b].name for b in final]
+        check = "" if m != "league" else "same" if mine == theirs else \
+            f"{sum(a != b for a, b in zip(mine, theirs, strict=True))} places differ"
+        out.append((m, seed, ys, time.perf_counter() - start, check))
+    return out
 
 
 def check_truth(members: Sequence[Member], games: int, jobs: int) -> None:
@@ -330,6 +347,26 @@ def report(args: argparse.Namespace, members: list[Member], seeds: list[int],
         print(f"wrote {args.svg}")
 
 
+def _cache_file(args: argparse.Namespace, seed: int, games: int | None = None) -> Path:
+    """Where ``--cache`` keeps one random run: it depends on the field and the seed, never on
+    the league's rule."""
+    key = (f"{args.field}-{args.entries}-{args.span:g}-{args.clusters}-{args.within:g}-"
+           f"{args.copies}-{args.step}-{seed}")
+    return args.cache / f"random-{key}-{games or args.games}.json"
+
+
+def _cached(args: argparse.Namespace, seeds: Sequence[int]) -> dict[int, list[float]]:
+    """Cached random runs of at least ``--games`` games, cut to ``--games``: a random schedule
+    of fewer games is the start of a longer one (the same tables and deals)."""
+    out = {}
+    for seed in seeds:
+        for path in args.cache.glob(_cache_file(args, seed, 1).name[:-len("1.json")] + "*.json"):
+            if int(path.stem.rsplit("-", 1)[1]) >= args.games:
+                out[seed] = json.loads(path.read_text())[:args.games // args.step]
+                break
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--field", choices=("graded", "clusters", "copies"), default="graded")
@@ -352,6 +389,11 @@ def main() -> None:
                         help="a new entry joins after BEFORE league games; --games more follow")
     parser.add_argument("--rule", choices=("shipped", "voi"), default="shipped",
                         help="the league's pair weight (voi: the value-of-information variant)")
+    parser.add_argument("--methods", default="league,random",
+                        help="which to play (league, random or both); both to compare")
+    parser.add_argument("--cache", type=Path,
+                        help="keep and reuse random runs here (not for --arrival, whose random "
+                        "runs follow the league's games before the arrival)")
     args = parser.parse_args()
     members = field(args.field, args.entries, args.span, args.clusters, args.within,
                     args.copies)
@@ -364,14 +406,34 @@ def main() -> None:
     seeds = list(range(args.first_seed, args.first_seed + args.seeds))
     start = time.perf_counter()
     runs: dict[str, dict[int, list[float]]] = {m: {} for m in METHODS}
+    cached = _cached(args, seeds) if args.cache and not args.arrival else {}
+    runs["random"].update(cached)
+    methods = [m for m in METHODS if m in args.methods.split(",")]
     with ProcessPoolExecutor(args.jobs) as ex:
+        if args.arrival and len(methods) == 2:
+            jobs = [("both", s) for s in seeds]
+        else:
+            jobs = [(m, s) for s in seeds for m in methods if not (m == "random" and s in cached)]
         futures = [ex.submit(run_one, m, s, members, args.games, args.step, args.batch,
-                             args.rule, new, args.arrival) for s in seeds for m in METHODS]
-        for f in futures:
-            method, seed, ys, secs, check = f.result()
+                             args.rule, new, args.arrival) for m, s in jobs]
+        for method, seed, ys, secs, check in (r for f in futures for r in f.result()):
             runs[method][seed] = ys
             note = f", final order vs the league's ranking(): {check}" if check else ""
             print(f"  {method:<6} seed {seed}: {secs:5.1f} s, final {ys[-1]:.1%}{note}")
+            if method == "random" and args.cache and not args.arrival:
+                _cache_file(args, seed).parent.mkdir(parents=True, exist_ok=True)
+                _cache_file(args, seed).write_text(json.dumps(ys) + "\n")
+    if args.cache and not args.arrival:
+        cached = _cached(args, seeds)       # random runs another process cached meanwhile
+        runs["random"].update({s: ys for s, ys in cached.items() if s not in runs["random"]})
+        print(f"  random seeds {sorted(cached)} from {args.cache}")
+    if any(len(runs[m]) < len(seeds) for m in METHODS):
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "runs.json").write_text(json.dumps(
+            {m: {str(s): v for s, v in r.items()} for m, r in runs.items()}) + "\n")
+        print(f"{len(seeds)} seeds, {time.perf_counter() - start:.0f} s; "
+              f"--methods {args.methods}: no comparison; runs in {args.out / 'runs.json'}")
+        return
     print(f"{len(seeds)} seeds ({seeds[0]}..{seeds[-1]}), {time.perf_counter() - start:.0f} s")
     report(args, members, seeds, runs)
 

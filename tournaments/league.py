@@ -14,8 +14,10 @@ of them finished), written to the store, and only then played, in parallel. So:
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 import random
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +33,15 @@ from tournaments.checks import (
 )
 from tournaments.executors.executor import Executor, GameOutcome, GameRequest, Rounds, rounds
 from tournaments.league_config import LeagueConfig
-from tournaments.matchmaking import Candidate, MatchError, check_field, choose_tables, confident
+from tournaments.matchmaking import (
+    Candidate,
+    MatchError,
+    Met,
+    check_field,
+    choose_tables,
+    confident,
+    met_key,
+)
 from tournaments.packages import AllowedPackage
 from tournaments.progress import NoProgress, ProgressView
 from tournaments.rating import Ratings
@@ -81,14 +91,25 @@ def _candidates(entries: Sequence[Entry], ratings: Ratings, deals: Sequence[int]
 
 
 def round_tables(config: LeagueConfig, cands: Sequence[Candidate], *, batch: int,
-                 round_no: int, left: int) -> tuple[int, list[tuple[int, ...]]]:
+                 round_no: int, left: int, met: Met | None = None
+                 ) -> tuple[int, list[tuple[int, ...]]]:
     """``(size, tables)`` of a batch's round: one table per ``size`` active entries (at least
-    one), no more than the ``left`` games of the batch need."""
+    one), no more than the ``left`` games of the batch need; ``met``: the tables each pair of
+    entries has shared so far."""
     sizes = sorted(config.players)
     size = sizes[round_no % len(sizes)]
     tables = min(max(1, math.ceil(len(cands) / size)), math.ceil(left / size))
     rng = random.Random(f"league/{config.seed}/{batch}/{round_no}")
-    return size, choose_tables(cands, size, tables, rng)
+    return size, choose_tables(cands, size, tables, rng, met=met)
+
+
+def _count_table(table: Sequence[int], deals: list[int], met: Counter[tuple[int, int]]
+                 ) -> None:
+    """Count one planned table (a deal) in ``deals`` and ``met``."""
+    for b in set(table):
+        deals[b] += 1
+    for a, b in itertools.combinations(sorted(set(table)), 2):
+        met[met_key(a, b)] += 1
 
 
 def play_batch(store: LeagueStore, executor: Executor, *, games: int,
@@ -115,12 +136,12 @@ def play_batch(store: LeagueStore, executor: Executor, *, games: int,
     # games finished in, and a round rates only its own games.
     tally = store.rate()
     deals = [0] * len(entries)
+    met: Counter[tuple[int, int]] = Counter()
     seen_deals: set[int] = set()
     for game in store.batches.planned():
         if game.deal not in seen_deals:
             seen_deals.add(game.deal)
-            for b in set(game.seats):
-                deals[b] += 1
+            _count_table(game.seats, deals, met)
     progress = progress if progress is not None else NoProgress()
     in_batch = store.batches.planned(batch.id)
     done = store.done()
@@ -147,19 +168,20 @@ def play_batch(store: LeagueStore, executor: Executor, *, games: int,
                 if outcome:
                     store.batches.finish(batch, outcome)
                     break
-                _plan_round(store, config, batch, cands, planned, deals)
+                _plan_round(store, config, batch, cands, planned, deals, met)
     finally:
         progress.close()
     return BatchReport(batch.id, len(store.batches.planned(batch.id)), played, outcome, resumed)
 
 
 def _plan_round(store: LeagueStore, config: LeagueConfig, batch: Batch,
-                cands: Sequence[Candidate], planned: int, deals: list[int]) -> None:
+                cands: Sequence[Candidate], planned: int, deals: list[int],
+                met: Counter[tuple[int, int]]) -> None:
     earlier = {g.round for g in store.batches.planned(batch.id)}
     round_no = max(earlier) + 1 if earlier else 0
     try:
         size, tables = round_tables(config, cands, batch=batch.id, round_no=round_no,
-                                    left=batch.games - planned)
+                                    left=batch.games - planned, met=met)
     except MatchError as err:
         raise LeagueError(str(err)) from None
     index, deal = store.batches.next_index()
@@ -170,8 +192,7 @@ def _plan_round(store: LeagueStore, config: LeagueConfig, batch: Batch,
             new.append(PlannedGame(index, batch.id, round_no, deal, table[r:] + table[:r],
                                    seed))
             index += 1
-        for b in set(table):
-            deals[b] += 1
+        _count_table(table, deals, met)
         deal += 1
     store.batches.plan(new)
 

@@ -1,11 +1,13 @@
 """A league's matchmaking: which entries sit together in the next round's tables.
 
-Pure functions of the ratings so far and a seeded generator, so a round is the same whoever
-computes it. Two phases:
+Pure functions of the ratings so far, the tables each pair of entries has shared and a seeded
+generator, so a round is the same whoever computes it. Three phases:
 
 *Placement.* An entry with fewer than :data:`PLACEMENT_DEALS` tables behind it gets a table of
 its own each round, against opponents spread over the whole leaderboard (at evenly spaced
-ranks, shifted at random), so its first games say roughly where it belongs.
+ranks, shifted at random), so its first games say roughly where it belongs. A league whose
+entries all began together has no leaderboard to spread over: once each of them has played a
+table, they are matched as placed entries are (below), so entries that came out level meet.
 
 *Unsettled entries.* A placed entry whose sigma is still more than :data:`UNSETTLED` times the
 median sigma of the placed entries (a new version just past its placement, typically, among
@@ -14,11 +16,14 @@ nearest to its mu, until its sigma comes down: a new version's sigma is the most
 uncertainty on the board, and the leaderboard sorts by mu - 3 sigma, which puts it below
 entries it may well beat, where neighbour windows alone reach it too seldom.
 
-*Ordering.* After that, games go where the leaderboard's order is least certain. For each pair
-of neighbours on the leaderboard, the chance that they are in the wrong order is
-``P(wrong) = Phi(-(mu_a - mu_b) / sqrt(sigma_a^2 + sigma_b^2))`` (:func:`pair_weight`): large
-for close ratings and for large sigmas. A table is a window of consecutive entries (``size`` of
-them, skipping an entry whose author already sits there), the window holding the most P(wrong)
+*Ordering.* After that, games go where the leaderboard's order is least certain and more games
+can still settle it. For each pair of neighbours on the leaderboard, the chance that they are
+in the wrong order is ``P(wrong) = Phi(-(mu_a - mu_b) / sqrt(sigma_a^2 + sigma_b^2))``: large
+for close ratings and for large sigmas. A pair still in doubt after many tables together is one
+that games hardly separate (copies of one bot stay at 50/50 forever), so the pair's weight is
+P(wrong) divided by ``(1 + shared / SHARED) ** SHARED_POWER``, ``shared`` being the tables the
+two have shared (:func:`pair_weight`). A table is a window of consecutive entries (``size`` of
+them, skipping an entry whose author already sits there), the window holding the most weight
 over its neighbour pairs; the chosen pairs' weights are then halved so the next table goes
 elsewhere.
 Tables of near neighbours are where a game tells the most about the order (their outcome is
@@ -35,13 +40,14 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from tournaments.rating import exposed_value, order_confidence
 
-__all__ = ["PLACEMENT_DEALS", "UNSETTLED", "Candidate", "MatchError", "author_key", "choose_tables",
-           "check_field", "confident", "leaderboard", "pair_weight", "wrong_order_chance"]
+__all__ = ["PLACEMENT_DEALS", "SHARED", "UNSETTLED", "Candidate", "MatchError", "Met", "author_key",
+           "choose_tables", "check_field", "confident", "leaderboard", "met_key", "pair_weight",
+           "wrong_order_chance"]
 
 #: Tables (each played in every seat rotation) an entry plays before it is matched by rating.
 PLACEMENT_DEALS = 2
@@ -50,6 +56,13 @@ PLACEMENT_DEALS = 2
 UNSETTLED = 1.5
 #: How much a chosen table lowers the weight of its neighbour pairs for the rest of the round.
 DECAY = 0.5
+#: Tables two entries have shared that weigh as much as their order's doubt: a neighbour pair's
+#: weight is P(wrong) / (1 + shared / SHARED) ** SHARED_POWER (see :func:`pair_weight`).
+SHARED = 4.0
+SHARED_POWER = 2
+
+#: Tables (deals) each pair of entries has shared so far, by :func:`met_key`.
+Met = Mapping[tuple[int, int], int]
 
 
 class MatchError(ValueError):
@@ -86,11 +99,19 @@ def wrong_order_chance(a: Candidate, b: Candidate) -> float:
     return order_confidence(b.mu, b.sigma, a.mu, a.sigma)
 
 
-def pair_weight(a: Candidate, b: Candidate) -> float:
+def met_key(a: int, b: int) -> tuple[int, int]:
+    """The key of the pair of entry ids ``a`` and ``b`` in a :data:`Met` mapping."""
+    return (a, b) if a < b else (b, a)
+
+
+def pair_weight(a: Candidate, b: Candidate, shared: int = 0) -> float:
     """What a table seating neighbours ``a`` and ``b`` is worth to the order: the chance
-    that they are in the wrong order. (Weighting it by the share of uncertainty one game
-    removes was measured and not kept: docs/leagues.md, "Matchmaking, measured".)"""
-    return wrong_order_chance(a, b)
+    that they are in the wrong order, discounted by the tables they have ``shared`` already.
+    A pair still in doubt after many tables together is one more games hardly separate (copies
+    of one bot stay at 50/50 forever); a pair in doubt that has hardly met is where a table
+    tells the most. (Weighting by the share of uncertainty one game removes was measured and
+    not kept: docs/leagues.md, "Matchmaking, measured".)"""
+    return wrong_order_chance(a, b) / (1 + shared / SHARED) ** SHARED_POWER
 
 
 def confident(cands: Sequence[Candidate], confidence: float) -> bool:
@@ -111,11 +132,18 @@ def check_field(cands: Sequence[Candidate], size: int) -> None:
                          f"authors; the league has {authors}")
 
 
-def choose_tables(cands: Sequence[Candidate], size: int, tables: int, rng: random.Random
-                  ) -> list[tuple[int, ...]]:
+def choose_tables(cands: Sequence[Candidate], size: int, tables: int, rng: random.Random,
+                  *, met: Met | None = None) -> list[tuple[int, ...]]:
     """``tables`` tables of ``size`` entry ids for one round (seat order of the first
-    rotation). :class:`MatchError` if there are not ``size`` authors."""
+    rotation); ``met``: the tables each pair has shared so far (none if not given).
+    :class:`MatchError` if there are not ``size`` authors."""
     check_field(cands, size)
+    fresh = bool(cands) and all(0 < c.deals < PLACEMENT_DEALS for c in cands)
+    if fresh:
+        # A league whose entries all began together: no leaderboard yet to spread placement
+        # opponents over, but every entry has played, so they are matched as placed ones
+        # (windows), each at one table of the round while the windows go round.
+        cands = [replace(c, deals=PLACEMENT_DEALS) for c in cands]
     board = leaderboard(cands)
     uses: Counter[int] = Counter()
     chosen: list[tuple[int, ...]] = []
@@ -132,8 +160,14 @@ def choose_tables(cands: Sequence[Candidate], size: int, tables: int, rng: rando
             break
         if not uses[entry.id]:
             chosen.append(_nearest_table(entry, board, size, uses))
+    while fresh and len(chosen) < tables:
+        got = _window_tables([c for c in board if not uses[c.id]], size, 1, met or {})
+        if not got:
+            break
+        chosen += got
+        uses.update(got[0])
     if len(chosen) < tables:
-        chosen.extend(_window_tables(board, size, tables - len(chosen)))
+        chosen.extend(_window_tables(board, size, tables - len(chosen), met or {}))
     out = []
     for table in chosen:
         seats = list(table)
@@ -206,16 +240,18 @@ def _placement_table(new: Candidate, board: Sequence[Candidate], size: int,
     return tuple(c.id for c in table)
 
 
-def _window_tables(board: Sequence[Candidate], size: int, tables: int
+def _window_tables(board: Sequence[Candidate], size: int, tables: int, met: Met
                    ) -> list[tuple[int, ...]]:
-    """Tables of neighbours where the leaderboard's order is least certain."""
+    """Tables of neighbours where the leaderboard's order is least certain (and the pair
+    has shared the fewest tables: :func:`pair_weight`)."""
     n = len(board)
-    weight = [pair_weight(a, b) for a, b in zip(board, board[1:], strict=False)]
+    weight = [pair_weight(a, b, met.get(met_key(a.id, b.id), 0))
+              for a, b in zip(board, board[1:], strict=False)]
     windows = [_window(board, start, size) for start in range(n)]
     spans = [(start, end, ids) for start, (end, ids) in enumerate(windows) if ids is not None]
     out: list[tuple[int, ...]] = []
     prefix = _prefix(weight)
-    for _ in range(tables):
+    for _ in range(tables if spans else 0):
         best = max(spans, key=lambda s: (prefix[s[1]] - prefix[s[0]], -s[0]))
         start, end, ids = best
         out.append(ids)

@@ -222,6 +222,46 @@ def test_until_confident_stops_once_neighbours_are_ordered(tmp_path):
     store.close()
 
 
+class FileStrengthPool(FakePool):
+    """Places by the strength written in each entry's file (``# strength 7``), plus noise:
+    a new version can be stronger than the one it replaces."""
+
+    def play(self, bots, seed, variant=()):
+        result = super().play(bots, seed, variant)
+        rng = random.Random(seed * 7919 + sum(map(ord, "".join(b.name for b in bots))))
+        strength = [float(Path(b.path).read_text().split()[2]) for b in bots]
+        perf = [s + rng.gauss(0, 1.0) for s in strength]
+        order = sorted(range(len(bots)), key=lambda s: -perf[s])
+        places = [0] * len(bots)
+        for place, seat in enumerate(order, 1):
+            places[seat] = place
+        return FakeResult(dict(result.record, places=places), result.seconds,
+                          result.pick_seconds)
+
+
+def file_strength_pool(options, slots=None):
+    return FileStrengthPool(options)
+
+
+def test_a_new_version_gets_its_share_of_a_batch(tmp_path):
+    # The issue's case: seven entries of six authors (two of them alice's) play for a while;
+    # then a new, stronger version of alice's first bot arrives. In the next 80 games it must
+    # not starve (it had 8 of 80 once): it plays more than an average entry's share.
+    store = LeagueStore.create(tmp_path / "lg", LeagueConfig(players=(4,), seed=5))
+    authors = {"a1": "alice", "a2": "alice", "b": "bob", "c": "cat", "d": "dan", "e": "eve",
+               "f": "fay"}
+    for k, (name, author) in enumerate(authors.items()):
+        store.entries.add(name, f"# strength {k}\n".encode(), author)
+    play_batch(store, local(factory=file_strength_pool), games=120)
+    new, _ = store.entries.add("a1", b"# strength 4.5\n", "alice")
+    before = store.count()
+    play_batch(store, local(factory=file_strength_pool), games=80)
+    games = [g for g in store.games() if g.index >= before]
+    mine = sum(new.id in g.seats for g in games)
+    assert len(games) == 80 and mine >= 4 / 7 * 80, mine
+    store.close()
+
+
 def _cand(row):
     from tournaments.matchmaking import Candidate
 

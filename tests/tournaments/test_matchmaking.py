@@ -15,6 +15,8 @@ from tournaments.matchmaking import (
     choose_tables,
     confident,
     leaderboard,
+    met_key,
+    pair_weight,
     unsettled,
     wrong_order_chance,
 )
@@ -170,6 +172,44 @@ def test_a_new_version_past_placement_gets_a_table_each_round_until_it_settles()
         assert {field[i].mu for i in mine[0] if i != 12} <= {33, 32, 31, 30, 34}
     settled = cand(12, mu=32, sigma=1.0, author="a0")
     assert unsettled([*field, settled]) == []
+
+
+def test_copies_that_have_shared_many_tables_stop_drawing_them() -> None:
+    # Four copies of one bot on top (P(wrong) 0.5 between them forever) and a ladder of four
+    # different bots below, 0.7 apart. Without the history, a table of copies is the best
+    # window; once the copies have shared 40 tables and the ladder's pairs 3, every table of
+    # the round goes to the ladder, whose order more games can still settle.
+    copies = [cand(i, mu=30 + 0.1 * (i % 2), sigma=0.8) for i in range(4)]
+    ladder = [cand(4 + k, mu=27 - 0.7 * k, sigma=0.8) for k in range(4)]
+    field = copies + ladder
+    met = {met_key(a.id, b.id): 40 if a.id < 4 and b.id < 4 else 3
+           for a in field for b in field if a.id < b.id}
+    blind = choose_tables(field, 4, 2, random.Random(1))
+    assert any(len(set(t) & {0, 1, 2, 3}) >= 3 for t in blind)
+    for seed in range(5):
+        tables = choose_tables(field, 4, 2, random.Random(seed), met=met)
+        check_tables(field, 4, tables)
+        assert all(len(set(t) & {0, 1, 2, 3}) <= 1 for t in tables), tables
+        assert all(set(t) & {4, 5, 6, 7} for t in tables)
+    # the weight itself: halved at SHARED tables' worth of history... squared
+    a, b = cand(0, mu=25), cand(1, mu=25)
+    assert pair_weight(a, b) == pytest.approx(0.5)
+    assert pair_weight(a, b, 40) < pair_weight(a, b, 3) < pair_weight(a, b, 0)
+
+
+def test_a_field_that_began_together_meets_by_its_leaderboard_after_one_table() -> None:
+    # Every entry has played one table and none is placed: there is no leaderboard yet to
+    # spread placement opponents over, so the round's tables are windows of the leaderboard so
+    # far (entries that came out level meet, not random draws), each entry at one of them.
+    rng = random.Random(4)
+    for _ in range(20):
+        cands = [cand(i, mu=rng.gauss(25, 4), sigma=6.0, deals=1) for i in range(12)]
+        board = [c.id for c in leaderboard(cands)]
+        tables = choose_tables(cands, 4, 3, random.Random(rng.random()))
+        check_tables(cands, 4, tables)
+        assert sorted(i for t in tables for i in t) == list(range(12))
+        spots = sorted(board.index(i) for i in tables[0])
+        assert spots == list(range(spots[0], spots[0] + 4)), (board, tables)
 
 
 def test_wrong_order_chance() -> None:
