@@ -102,6 +102,10 @@ PRIOR_VISITS = None
 #: Points added to a rollout's reward for each opponent it finishes the game ahead of (ties
 #: half), less half of them: the places, not just the margin, in rollouts that reach the end.
 WIN_BONUS = 0.0
+#: A tree of this seat's own later picks in the round (information-set MCTS over its own
+#: moves): a node chooses by UCB1 once it has been passed this many times, before that the
+#: rollout policy does (``None``: flat search, the rollout policy plays all later picks).
+EXPAND_AT = None
 #: Share of the current pudding standings counted when a rollout stops after round 1 or 2.
 PUDDING_WEIGHT = (0.5, 0.5, 0.75, 1.0)
 #: Chopsticks pairs are formed from this many of the best single cards.
@@ -311,6 +315,7 @@ def evaluate(obs, rng, iterations, deadline, hard_deadline):
     prior = [0.0] * n if for_dummy else [PRIOR_WEIGHT * v for v in prior_values(obs, actions)]
     visits = [0] * n
     totals = [0.0] * n
+    nodes = [[0, {}] for _ in range(n)]  # this seat's later picks this round (EXPAND_AT)
     rand = rng.random
     start_scores = list(obs.scores)
     start_round = obs.round
@@ -341,13 +346,54 @@ def evaluate(obs, rng, iterations, deadline, hard_deadline):
         else:
             picks[me] = action
             play_turn(g, picks, rand, me, models)
-        while not g.over and g.round == start_round:
-            play_turn(g, [None] * g.players, rand, me, models)
-        totals[k] += reward(g, me, start_scores, start_round)
+        path = []
+        if EXPAND_AT is None or g.dummy:
+            while not g.over and g.round == start_round:
+                play_turn(g, [None] * g.players, rand, me, models)
+        else:
+            node = nodes[k]
+            while not g.over and g.round == start_round:
+                picks = [None] * g.players
+                if node is not None and len(g.hands[me]) > 1:
+                    picks[me], node = tree_pick(g, me, node, rand, path)
+                play_turn(g, picks, rand, me, models)
+        r = reward(g, me, start_scores, start_round)
+        totals[k] += r
         visits[k] += 1
+        for stats in path:
+            stats[0] += 1
+            stats[1] += r
         done += 1
     return actions, [totals[i] / max(visits[i], 1) + prior[i] * fade(visits[i])
                      for i in range(n)]
+
+
+def tree_pick(g, me, node, rand, path):
+    """This seat's pick inside the tree of its own later picks this round, and the next node.
+
+    A node is ``[visits, {pick: [visits, total reward, child node]}]``, keyed by this seat's
+    picks only (the others' picks are hidden and its next hand differs from one sampled game
+    to another: a pick is chosen among those available in this game). Until a node has been
+    passed ``EXPAND_AT`` times the rollout policy picks; then UCB1 over the available picks,
+    the untried ones first (the rollout policy's pick before the others)."""
+    default = policy(g, me, rand, 0, MY_NOISE)
+    node[0] += 1
+    kids = node[1]
+    choice = default
+    if node[0] > EXPAND_AT:
+        options = [default] + [(c,) for c in sorted(set(g.hands[me])) if (c,) != default]
+        untried = [a for a in options if a not in kids]
+        if untried:
+            choice = untried[0]
+        else:
+            log_total = math.log(node[0])
+            choice = max(options, key=lambda a: kids[a][1] / kids[a][0]
+                         + EXPLORATION * math.sqrt(log_total / kids[a][0]))
+    stats = kids.get(choice)
+    if stats is None:
+        stats = kids[choice] = [0, 0.0, [0, {}]]
+    path.append(stats)
+    return choice, stats[2]
 
 
 def fade(visits):
