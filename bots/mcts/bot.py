@@ -32,8 +32,9 @@ search early if a pick ever reaches ``SAFETY_SHARE`` of ``obs.time_limit``, whic
 on a badly overloaded machine.) ``{"iterations": null}`` is the time mode: the bot reads its
 move time (``obs.time_limit``) and searches for ``TIME_SHARE`` of it, always leaving
 ``TIME_MARGIN`` seconds (or half the limit when it is short) for process and pipe latency,
-checking the clock every few iterations. ``"time_share"`` and ``"time_margin"`` may be set there
-too. A missing or unreadable file means the shipped fixed budget.
+checking the clock every few iterations. ``"time_share"``, ``"time_margin"`` and
+``"safety_share"`` may be set there too. A missing or unreadable file means the shipped fixed
+budget.
 """
 
 import json
@@ -81,8 +82,9 @@ ITERATIONS = _SETTINGS.get("iterations", 300)
 TIME_SHARE = float(_SETTINGS.get("time_share", 0.5))
 TIME_MARGIN = float(_SETTINGS.get("time_margin", 0.25))
 #: Safety valve of the fixed budget: stop early past this share of ``obs.time_limit`` (only an
-#: overloaded machine gets there; the pick then depends on timing).
-SAFETY_SHARE = 0.6
+#: overloaded machine gets there; the pick then depends on timing). In-process benchmarks of
+#: large fixed budgets set ``"safety_share"`` high in ``settings.json`` to stay reproducible.
+SAFETY_SHARE = float(_SETTINGS.get("safety_share", 0.6))
 #: UCB1 exploration, in points of reward.
 EXPLORATION = 6.0
 #: Rollout policy noise: uniform noise in [0, NOISE) added to each card's estimated worth,
