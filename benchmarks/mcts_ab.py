@@ -34,15 +34,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from ladder import bot_name, lineups, play_game  # noqa: E402
 
-T95 = {n: t for n, t in ((5, 2.571), (10, 2.228), (20, 2.086), (30, 2.042), (40, 2.021),
-                         (60, 2.000), (120, 1.980))}
+#: Two-sided 95% quantiles of Student's t by degrees of freedom (1-30; then 40, 60, 120).
+T95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
+       2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+       2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
 
 
 def t95(df: int) -> float:
-    for n in sorted(T95):
-        if df <= n:
-            return T95[n]
-    return 1.96
+    """The t quantile for ``df`` degrees of freedom (beyond 30: the next tabled one down)."""
+    if df <= 30:
+        return T95[max(df, 1) - 1]
+    return 2.021 if df < 60 else 2.000 if df < 120 else 1.980
 
 
 def materialize(spec: str, work: Path) -> str:
