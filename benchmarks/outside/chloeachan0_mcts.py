@@ -61,8 +61,9 @@ Translation, and where it had to deviate
   the same order), the points of completed rounds as our engine scored them
   (``obs.scores``), puddings of completed rounds, ``num_rounds = round - 1``,
   ``tot_cards = 20`` (two hands of 10, our two-player deal; so its later rounds are dealt 10
-  each too). The opponent's hand: the original reads it from the game object (in a live game
-  it sees it all). Here it is known from the second turn of a round on
+  each too; the original's own games use the default ``tot_cards=10``, hands of 5, although
+  its README speaks of 9). The opponent's hand: the original reads it from the game object
+  (in a live game it sees it all). Here it is known from the second turn of a round on
   (``obs.known_hands``); on the first turn it is drawn at random from the cards not seen
   (the deck less the earlier rounds' cards and its own hand), once per pick, with
   ``random.getrandbits`` seeding a private generator: a single determinization, as the

@@ -1,11 +1,12 @@
 """The outside bots of benchmarks/outside/: they load, play legal picks through the engine, and
 agree with their originals on stored states (picks the originals made, recorded by the
 benchmarks/outside/check_*.py scripts; the originals themselves are not in this project).
-The Omakase bots run the original itself from a checkout: skipped without one."""
+The Omakase and cs238 bots run the originals themselves from a checkout: skipped without one."""
 
 from __future__ import annotations
 
 import json
+import os
 import random
 from pathlib import Path
 
@@ -60,10 +61,12 @@ def test_chloeachan0_searches_as_the_original_on_stored_states() -> None:
         assert list(bot.search(state, entry["simulations"])) == entry["original"], entry
 
 
+def _checkout(variable: str, folder: str, marker: str) -> bool:
+    return (Path(os.environ.get(variable, OUTSIDE / "originals" / folder)) / marker).is_file()
+
+
 def _omakase_checkout() -> bool:
-    import os
-    folder = Path(os.environ.get("OMAKASE_DIR", OUTSIDE / "originals" / "Omakase"))
-    return (folder / "present_value_based_ai.py").is_file()
+    return _checkout("OMAKASE_DIR", "Omakase", "present_value_based_ai.py")
 
 
 @pytest.mark.skipif(not _omakase_checkout(),
@@ -73,6 +76,13 @@ def test_omakase_plays_legal_picks(name: str) -> None:
     bot = load_bot(OUTSIDE / f"{name}.py")
     for seed, players in enumerate((2, 4) if name == "omakase_pv" else (2,)):
         play_game([bot] * players, 600 + seed)
+
+
+@pytest.mark.skipif(not _checkout("CS238_DIR", "cs238", "agents/mcts.py"),
+                    reason="no cs238-project checkout (see benchmarks/outside/cs238_mcts.py)")
+def test_cs238_plays_legal_picks() -> None:
+    bot = load_bot(OUTSIDE / "cs238_mcts.py", SIMULATIONS=10)
+    play_game([bot] * 2, 700)
 
 
 def test_chloeachan0_refuses_other_tables() -> None:
