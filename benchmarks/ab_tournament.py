@@ -56,7 +56,11 @@ def main() -> None:
     for name in ("m1", "m2", "m3", "m4"):
         # The older checkout's mcts: it runs on both (a newer one may import engine modules
         # the older engine lacks, and would only measure start faults there).
-        shutil.copy(args.before / "bots" / "mcts.py", mcts / f"{name}.py")
+        # (A file before issue 26, a folder with its settings.json since.)
+        if (args.before / "bots" / "mcts.py").is_file():
+            shutil.copy(args.before / "bots" / "mcts.py", mcts / f"{name}.py")
+        else:
+            shutil.copytree(args.before / "bots" / "mcts", mcts / name)
     cases = {"trivial (104 games)": ([str(trivial)], []),
              "trivial, 1 worker (416 games)": ([str(trivial)],
                                                ["--workers", "1", "--cycles", "104"]),

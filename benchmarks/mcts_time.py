@@ -2,7 +2,8 @@
 
     .venv/bin/python benchmarks/mcts_time.py [--hogs 2] [--cycles 2] [--move-time 1.0]
 
-Writes two copies of ``bots/mcts.py`` with ``ITERATIONS = None`` (the time mode: at most
+Writes two copies of the ``bots/mcts`` folder with ``{"iterations": null}`` in their
+``settings.json`` (the time mode: at most
 ``TIME_SHARE`` of ``obs.time_limit``, always leaving ``TIME_MARGIN`` seconds), starts ``--hogs``
 processes that spin on the CPU for the whole run (another program busy on the machine), and
 plays a sandboxed ``arena tournament`` of the two copies with ``heuristic`` and ``greedy`` at
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing as mp
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -36,16 +38,14 @@ def main() -> None:
     parser.add_argument("--move-time", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    source = (ROOT / "bots" / "mcts.py").read_text()
-    assert "\nITERATIONS = 300\n" in source, "bots/mcts.py's fixed budget moved"
-    timed = source.replace("\nITERATIONS = 300\n", "\nITERATIONS = None\n")
     with tempfile.TemporaryDirectory(prefix="mcts-time-") as tmp:
         work = Path(tmp)
         for name in ("mcts_time_a", "mcts_time_b"):
-            (work / f"{name}.py").write_text(timed)
+            shutil.copytree(ROOT / "bots" / "mcts", work / name)
+            (work / name / "settings.json").write_text('{"iterations": null}\n')
         out = work / "out"
         command = [sys.executable, "-c", "from cli.main import main; main()", "tournament",
-                   str(work / "mcts_time_a.py"), str(work / "mcts_time_b.py"), "heuristic",
+                   str(work / "mcts_time_a"), str(work / "mcts_time_b"), "heuristic",
                    "greedy", "--players", "4", "--cycles", str(args.cycles), "--move-time",
                    str(args.move_time), "--seed", str(args.seed), "--out", str(out), "--quiet"]
         start = time.monotonic()

@@ -1,6 +1,6 @@
 """Seconds per pick of one bot file, in-process, by player count (mean, 95th percentile, max).
 
-    python benchmarks/pick_time.py bots/mcts.py --games 3
+    python benchmarks/pick_time.py bots/mcts --games 3
 
 Only picks from hands of two or more cards are timed (a last card is played without asking).
 """

@@ -5,7 +5,7 @@ A game's seats are played by built-in bots, the teacher among them (:data:`TEACH
 the teacher's best label); whoever plays a seat, each of its observations with more than one
 legal pick gets the teacher's label. ``mcts`` labels an observation with every candidate pick it
 searched and that pick's value (its mean search reward plus prior, in points: ``evaluate`` in
-``bots/mcts.py``); ``heuristic`` with its one pick. The teacher searches a fixed number of
+``bots/mcts/bot.py``); ``heuristic`` with its one pick. The teacher searches a fixed number of
 iterations with no clock, and every random draw comes from the game's seed, so the same game
 gives the same labels on any machine.
 """
@@ -86,8 +86,9 @@ def bot_module(name: str) -> Any:
     """A built-in bot's module, loaded once per process."""
     module = _modules.get(name)
     if module is None:
-        spec = importlib.util.spec_from_file_location(f"_sushi_go_teach_{name}",
-                                                      BUILTIN_DIR / f"{name}.py")
+        path = BUILTIN_DIR / name
+        path = path / "bot.py" if path.is_dir() else path.with_suffix(".py")
+        spec = importlib.util.spec_from_file_location(f"_sushi_go_teach_{name}", path)
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)

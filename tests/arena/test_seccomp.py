@@ -230,8 +230,9 @@ print("sched ok", len(os.sched_getaffinity(0)) > 0, os.cpu_count() is not None)
 @pytest.fixture(scope="module")
 def played(box: Sandbox) -> dict[str, tuple[int, str, str]]:
     names = ["random", "greedy", "heuristic", "mcts"]
-    processes = [start(box, PLAY, binds=[(str(ROOT / "bots" / f"{name}.py"), "/arena/bot/bot.py")])
-                 for name in names]
+    files = [ROOT / "bots" / name / "bot.py" if (ROOT / "bots" / name).is_dir()
+             else ROOT / "bots" / f"{name}.py" for name in names]  # mcts is a folder bot
+    processes = [start(box, PLAY, binds=[(str(file), "/arena/bot/bot.py")]) for file in files]
     results = finish_all([*processes, start(box, PYTHON_AT_WORK)])
     return dict(zip([*names, "python"], results, strict=True))
 

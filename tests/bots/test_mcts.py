@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import random
+import shutil
 import time
+from pathlib import Path
 
 from bots import BUILTIN_DIR
 from engine import new_game
 from tests.bots.helpers import load_bot, play_game
 
-MCTS = BUILTIN_DIR / "mcts.py"
+MCTS = BUILTIN_DIR / "mcts"
 
 
 def picks_of_game(seed: int) -> list[object]:
@@ -89,3 +92,15 @@ def test_cards_are_numbered_as_the_fast_game_numbers_them() -> None:
     random.seed(1)
     pick = load_bot(MCTS, ITERATIONS=20, STRICT=True).pick(state.observation(0))
     assert type(pick) is str or all(type(card) is str for card in pick)
+
+
+def test_settings_file_chooses_the_budget(tmp_path: Path) -> None:
+    """The shipped folder is the fixed mode; a copy whose settings say null is the time mode."""
+    assert json.loads((MCTS / "settings.json").read_text())["iterations"] == 300
+    timed = tmp_path / "mcts_timed"
+    shutil.copytree(MCTS, timed)
+    (timed / "settings.json").write_text('{"iterations": null, "time_share": 0.4}')
+    bot = load_bot(timed)
+    assert bot.ITERATIONS is None and bot.TIME_SHARE == 0.4
+    (timed / "settings.json").unlink()
+    assert load_bot(timed).ITERATIONS == 300

@@ -24,18 +24,24 @@ the four most promising cards (wasabi before nigiri). In the two-player dummy va
 controller's own pick is searched with a random dummy card in the rollout, and the dummy's card
 (``obs.for_dummy``) is searched on its own, remembering this seat's own pick of the turn.
 
-Budget. By default the bot runs a fixed number of iterations per pick (``ITERATIONS``), so with
-the arena seeding ``random`` before every game it plays the same game the same way: built-in
-tournaments are reproducible. (A safety valve stops the search early if a pick ever reaches
-``SAFETY_SHARE`` of ``obs.time_limit``, which only happens on a badly overloaded machine.) To
-search by time instead, set ``ITERATIONS = None``: the bot then uses at most ``TIME_SHARE`` of
-``obs.time_limit`` (and always leaves ``TIME_MARGIN`` seconds, or half the limit when it is
-short, for process and pipe latency), checking the clock every few iterations.
+Budget: ``settings.json`` beside this file chooses, so an organiser or user picks the mode
+without touching the code. ``{"iterations": 300}`` (as shipped) runs that many iterations per
+pick: with the arena seeding ``random`` before every game the bot plays the same game the same
+way, so built-in tournaments and tests are reproducible and fast. (A safety valve stops the
+search early if a pick ever reaches ``SAFETY_SHARE`` of ``obs.time_limit``, which only happens
+on a badly overloaded machine.) ``{"iterations": null}`` is the time mode: the bot reads its
+move time (``obs.time_limit``) and searches for ``TIME_SHARE`` of it, always leaving
+``TIME_MARGIN`` seconds (or half the limit when it is short) for process and pipe latency,
+checking the clock every few iterations. ``"time_share"``, ``"time_margin"`` and
+``"safety_share"`` may be set there too. A missing or unreadable file means the shipped fixed
+budget.
 """
 
+import json
 import math
 import random
 import time
+from pathlib import Path
 
 from engine import determinize
 from engine.fast import (  # card numbers: the fast game's (the order of engine.Card)
@@ -59,14 +65,26 @@ from engine.fast import (  # card numbers: the fast game's (the order of engine.
 from engine.scoring import score_puddings
 from engine.strategy import View
 
+
+def _settings():
+    """``settings.json`` beside this file (``{}`` when missing or unreadable)."""
+    try:
+        settings = json.loads((Path(__file__).parent / "settings.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    return settings if isinstance(settings, dict) else {}
+
+
+_SETTINGS = _settings()
 #: Iterations per pick (deterministic); ``None`` searches by time.
-ITERATIONS = 300
+ITERATIONS = _SETTINGS.get("iterations", 300)
 #: Time mode: share of ``obs.time_limit`` to spend, and the seconds always left unused.
-TIME_SHARE = 0.5
-TIME_MARGIN = 0.25
+TIME_SHARE = float(_SETTINGS.get("time_share", 0.5))
+TIME_MARGIN = float(_SETTINGS.get("time_margin", 0.25))
 #: Safety valve of the fixed budget: stop early past this share of ``obs.time_limit`` (only an
-#: overloaded machine gets there; the pick then depends on timing).
-SAFETY_SHARE = 0.6
+#: overloaded machine gets there; the pick then depends on timing). In-process benchmarks of
+#: large fixed budgets set ``"safety_share"`` high in ``settings.json`` to stay reproducible.
+SAFETY_SHARE = float(_SETTINGS.get("safety_share", 0.6))
 #: UCB1 exploration, in points of reward.
 EXPLORATION = 6.0
 #: Rollout policy noise: uniform noise in [0, NOISE) added to each card's estimated worth,
@@ -80,6 +98,19 @@ MYOPIC_ODDS = 0.7
 MYOPIC_NOISE = 2.0
 #: Weight of the heuristic's value of a pick (the prior) added to its mean search reward.
 PRIOR_WEIGHT = 1.0
+#: The prior's weight fades as a candidate is tried: it counts fully up to this many visits,
+#: then as sqrt(PRIOR_VISITS / visits) (``None``: it never fades, as before issue 26; then the
+#: search stopped gaining past 300 iterations: the prior's fixed bias outweighed it).
+PRIOR_VISITS = 30
+#: Points added to a rollout's reward for each opponent it finishes the game ahead of (ties
+#: half), less half of them: the places, not just the margin, in rollouts that reach the end.
+#: Off: 5 points measured no better (docs/ladder.md).
+WIN_BONUS = 0.0
+#: A tree of this seat's own later picks in the round (information-set MCTS over its own
+#: moves): a node chooses by UCB1 once it has been passed this many times, before that the
+#: rollout policy does (``None``: flat search, the rollout policy plays all later picks).
+#: Off: 20 measured no better at 1000 iterations (docs/ladder.md).
+EXPAND_AT = None
 #: Share of the current pudding standings counted when a rollout stops after round 1 or 2.
 PUDDING_WEIGHT = (0.5, 0.5, 0.75, 1.0)
 #: Chopsticks pairs are formed from this many of the best single cards.
@@ -211,7 +242,21 @@ def reward(g, me, start_scores, start_round):
     puds = score_puddings(g.puddings)
     values = [g.scores[s] - start_scores[s] + w * puds[s] for s in range(g.players)]
     mine = values[me]
-    return mine - (sum(values) - mine) / (g.players - 1)
+    margin = mine - (sum(values) - mine) / (g.players - 1)
+    if WIN_BONUS and g.over:
+        total = g.scores[me] + puds[me]
+        ahead = 0.0
+        for s in range(g.players):
+            if s != me:
+                other = g.scores[s] + puds[s]
+                if total != other:
+                    ahead += total > other
+                elif g.puddings[me] != g.puddings[s]:
+                    ahead += g.puddings[me] > g.puddings[s]
+                else:
+                    ahead += 0.5
+        margin += WIN_BONUS * (ahead - 0.5 * (g.players - 1))
+    return margin
 
 
 def candidates(g, me):
@@ -275,6 +320,7 @@ def evaluate(obs, rng, iterations, deadline, hard_deadline):
     prior = [0.0] * n if for_dummy else [PRIOR_WEIGHT * v for v in prior_values(obs, actions)]
     visits = [0] * n
     totals = [0.0] * n
+    nodes = [[0, {}] for _ in range(n)]  # this seat's later picks this round (EXPAND_AT)
     rand = rng.random
     start_scores = list(obs.scores)
     start_round = obs.round
@@ -292,7 +338,7 @@ def evaluate(obs, rng, iterations, deadline, hard_deadline):
             k = done
         else:
             log_total = math.log(done)
-            k = max(range(n), key=lambda i: totals[i] / visits[i] + prior[i]
+            k = max(range(n), key=lambda i: totals[i] / visits[i] + prior[i] * fade(visits[i])
                     + EXPLORATION * math.sqrt(log_total / visits[i]))
         action = actions[k]
         picks = [None] * g.players
@@ -305,12 +351,61 @@ def evaluate(obs, rng, iterations, deadline, hard_deadline):
         else:
             picks[me] = action
             play_turn(g, picks, rand, me, models)
-        while not g.over and g.round == start_round:
-            play_turn(g, [None] * g.players, rand, me, models)
-        totals[k] += reward(g, me, start_scores, start_round)
+        path = []
+        if EXPAND_AT is None or g.dummy:
+            while not g.over and g.round == start_round:
+                play_turn(g, [None] * g.players, rand, me, models)
+        else:
+            node = nodes[k]
+            while not g.over and g.round == start_round:
+                picks = [None] * g.players
+                if node is not None and len(g.hands[me]) > 1:
+                    picks[me], node = tree_pick(g, me, node, rand, path)
+                play_turn(g, picks, rand, me, models)
+        r = reward(g, me, start_scores, start_round)
+        totals[k] += r
         visits[k] += 1
+        for stats in path:
+            stats[0] += 1
+            stats[1] += r
         done += 1
-    return actions, [totals[i] / max(visits[i], 1) + prior[i] for i in range(n)]
+    return actions, [totals[i] / max(visits[i], 1) + prior[i] * fade(visits[i])
+                     for i in range(n)]
+
+
+def tree_pick(g, me, node, rand, path):
+    """This seat's pick inside the tree of its own later picks this round, and the next node.
+
+    A node is ``[visits, {pick: [visits, total reward, child node]}]``, keyed by this seat's
+    picks only (the others' picks are hidden and its next hand differs from one sampled game
+    to another: a pick is chosen among those available in this game). Until a node has been
+    passed ``EXPAND_AT`` times the rollout policy picks; then UCB1 over the available picks,
+    the untried ones first (the rollout policy's pick before the others)."""
+    default = policy(g, me, rand, 0, MY_NOISE)
+    node[0] += 1
+    kids = node[1]
+    choice = default
+    if node[0] > EXPAND_AT:
+        options = [default] + [(c,) for c in sorted(set(g.hands[me])) if (c,) != default]
+        untried = [a for a in options if a not in kids]
+        if untried:
+            choice = untried[0]
+        else:
+            log_total = math.log(node[0])
+            choice = max(options, key=lambda a: kids[a][1] / kids[a][0]
+                         + EXPLORATION * math.sqrt(log_total / kids[a][0]))
+    stats = kids.get(choice)
+    if stats is None:
+        stats = kids[choice] = [0, 0.0, [0, {}]]
+    path.append(stats)
+    return choice, stats[2]
+
+
+def fade(visits):
+    """The share of its prior a candidate tried ``visits`` times keeps (``PRIOR_VISITS``)."""
+    if PRIOR_VISITS is None or visits <= PRIOR_VISITS:
+        return 1.0
+    return math.sqrt(PRIOR_VISITS / visits)
 
 
 def fallback(obs):
