@@ -1,40 +1,25 @@
 """mcts: information-set Monte Carlo search over this seat's picks, on the engine's fast game.
 
-Each iteration samples a *determinization*: a complete game consistent with everything this
-seat knows (its hand, the hands it has seen this round, every card placed), with the unseen
-cards shuffled into the hidden hands and later deals (``engine.determinize``). Picks at the root
-are chosen with UCB1 over the iterations, so each candidate is tried against many different
-guesses of the hidden cards (flat information-set MCTS). The other seats' picks this turn, and
-everyone's picks after it, come from a fast rollout policy: a noisy greedy estimate of each
-card's worth (set completion, wasabi, dumplings, maki, pudding, with chopsticks used when the
-second card is worth it). This seat's own later picks are steady; in each iteration every other
-seat is drawn as one of three opponent models (farsighted but erratic, myopic, or random), so
-the search holds up against strong and weak opponents alike. Rollouts in rounds 1 and 2 stop
-at the end of the round, scored as that round's points plus a share of the pudding standings;
-in round 3 they play to the end of the game. An iteration's reward is this seat's points minus
-the mean of its opponents'.
+Each iteration samples a *determinization* (``engine.determinize``): a complete game consistent
+with what this seat knows (its hand, the hands it has seen this round, every card placed), the
+unseen cards shuffled into the hidden hands and later deals. Root picks are chosen by UCB1 over
+the iterations (flat information-set MCTS); every other pick comes from a fast noisy-greedy
+rollout policy, each other seat drawn per iteration as farsighted, myopic or random. Rollouts
+stop at the end of rounds 1 and 2 (that round's points plus a share of the pudding standings)
+and play round 3 to the end; the reward is this seat's points minus its opponents' mean.
+Each candidate's mean is biased by a prior, the ``heuristic`` bot's value of the pick
+(``engine.strategy.View``), at full weight up to ``PRIOR_VISITS`` visits, then fading, so more
+iterations can overrule it. Candidates are every distinct card and, with chopsticks, pairs of
+the four most promising cards; in the two-player dummy variant the dummy's card is searched on
+its own.
 
-Each candidate's mean reward is biased by a prior: the value the ``heuristic`` bot gives that
-pick (card-flow odds, maki and pudding races, denial: ``engine.strategy.View``, shared with it).
-The search corrects the heuristic where the sampled games disagree with it; the prior keeps a
-small budget from chasing noise. The pick with the best mean reward plus prior is played.
-
-Candidates are every distinct card in the hand and, when chopsticks can be used, the pairs of
-the four most promising cards (wasabi before nigiri). In the two-player dummy variant the
-controller's own pick is searched with a random dummy card in the rollout, and the dummy's card
-(``obs.for_dummy``) is searched on its own, remembering this seat's own pick of the turn.
-
-Budget: ``settings.json`` beside this file chooses, so an organiser or user picks the mode
-without touching the code. ``{"iterations": 300}`` (as shipped) runs that many iterations per
-pick: with the arena seeding ``random`` before every game the bot plays the same game the same
-way, so built-in tournaments and tests are reproducible and fast. (A safety valve stops the
-search early if a pick ever reaches ``SAFETY_SHARE`` of ``obs.time_limit``, which only happens
-on a badly overloaded machine.) ``{"iterations": null}`` is the time mode: the bot reads its
-move time (``obs.time_limit``) and searches for ``TIME_SHARE`` of it, always leaving
-``TIME_MARGIN`` seconds (or half the limit when it is short) for process and pipe latency,
-checking the clock every few iterations. ``"time_share"``, ``"time_margin"`` and
-``"safety_share"`` may be set there too. A missing or unreadable file means the shipped fixed
-budget.
+Budget: ``settings.json`` beside this file chooses it, without touching the code.
+``{"iterations": 300}`` (as shipped) runs that many iterations a pick: reproducible and fast (a
+safety valve stops at ``SAFETY_SHARE`` of ``obs.time_limit`` on a badly overloaded machine).
+``{"iterations": null}`` is the time mode: it searches for ``TIME_SHARE`` of ``obs.time_limit``,
+always leaving ``TIME_MARGIN`` seconds (half the limit when it is short). ``"time_share"``,
+``"time_margin"`` and ``"safety_share"`` may be set there too; a missing or unreadable file
+means the shipped budget. What each part is worth: docs/ladder.md.
 """
 
 import json
