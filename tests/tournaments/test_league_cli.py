@@ -97,7 +97,7 @@ def test_one_line_errors(tmp_path, args, message):
 
 
 KILL_BOTS = bots("first", "last", "lucky", "slowish", "dawdle")
-KILL_GAMES = 60
+KILL_GAMES = 36
 
 
 def test_sigkill_anywhere_then_run_finishes_the_batch_with_the_same_games(tmp_path):
@@ -116,8 +116,8 @@ def test_sigkill_anywhere_then_run_finishes_the_batch_with_the_same_games(tmp_pa
     assert KILL_GAMES // 3 <= stored < KILL_GAMES
     result = arena("league", "run", killed, "--games", "500", "--workers", "1", *FAST)
     assert result.exit_code == 0, result.output
-    assert "finishing batch 1, which an earlier run started (60 games); --games 500 is " \
-           "not used" in result.output
+    assert f"finishing batch 1, which an earlier run started ({KILL_GAMES} games); " \
+           "--games 500 is not used" in result.output
     assert f"batch 1: {KILL_GAMES} games, {KILL_GAMES - stored} played now" in result.output
     assert planned(killed) == planned(whole)
     assert (killed / "ranking.json").read_bytes() == (whole / "ranking.json").read_bytes()

@@ -3,7 +3,6 @@ fixture) plays the schedule the local executor plays."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sqlite3
@@ -29,16 +28,6 @@ def run_local(out: Path, names: tuple[str, ...], cycles: int) -> bytes:
     return (out / "ranking.json").read_bytes()
 
 
-def test_ray_cluster_gives_the_local_ranking(tmp_path: Path, cluster: Cluster) -> None:
-    names = ("first", "last", "lucky")
-    local = run_local(tmp_path / "local", names, 4)
-    result = arena("tournament", *bots(*names), *OPTIONS, "--cycles", "4",
-                   "--executor", "ray", "--address", cluster.address, "--out", tmp_path / "ray")
-    assert result.exit_code == 0, result.output
-    assert (tmp_path / "ray" / "ranking.json").read_bytes() == local
-    assert json.loads(local)["games"] == 12
-
-
 def ray_workers_playing() -> list[int]:
     """Pids of Ray worker processes busy with a game (their title names the task)."""
     pids = []
@@ -55,8 +44,9 @@ def ray_workers_playing() -> list[int]:
 
 def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path: Path,
                                                               cluster: Cluster) -> None:
+    # Also the plain case: a tournament on a cluster gives the local ranking, byte for byte.
     names = ("dawdle", "lucky", "first")
-    cycles = 10
+    cycles = 8
     local = run_local(tmp_path / "local", names, cycles)
     out = tmp_path / "ray"
     command = [sys.executable, "-c", "from cli.main import main; main()", "tournament",
