@@ -19,6 +19,7 @@ Reports per bot: games, TrueSkill (explicit environment, rating = mu - 3 sigma),
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib.util
 import itertools
 import json
@@ -82,7 +83,13 @@ class GameOutcome:
 
 
 def _seed_random(*parts: object) -> None:
-    random.seed(":".join(map(str, parts)))
+    """Seed ``random`` and, when a bot has loaded it, numpy's global generator (as the arena
+    does), so a numpy bot's draws do not depend on the other bots' in this process."""
+    text = ":".join(map(str, parts))
+    random.seed(text)
+    numpy_random = sys.modules.get("numpy.random")
+    if numpy_random is not None:
+        numpy_random.seed(int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "big"))
 
 
 def play_game(paths: Sequence[str], seed: int, variant: Sequence[str] = (),

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import itertools
 import random
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
@@ -40,6 +42,14 @@ def load_bot(path: Path, **constants: Any) -> ModuleType:
     return module
 
 
+def seed_all(text: str) -> None:
+    """Seed ``random`` and, when loaded, numpy's global generator (as the arena does both)."""
+    random.seed(text)
+    numpy_random = sys.modules.get("numpy.random")
+    if numpy_random is not None:
+        numpy_random.seed(int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "big"))
+
+
 Check = Callable[[GameState, int, object, bool], None]
 
 
@@ -47,18 +57,19 @@ def play_game(bots: Sequence[ModuleType], seed: int, variant: Sequence[str] = ()
               *, time_limit: float = 1.0, check: Check | None = None) -> GameState:
     """Play one game (bots by seat), asking every pick, the last card and dummy cards too.
 
-    ``random`` is seeded per seat before the game, like the arena does. Every pick is checked
-    against the engine's legal picks (``check`` sees each one too); an illegal pick fails.
+    ``random`` (and numpy's generator, once loaded) is seeded per seat before the game and
+    every pick, like the arena does. Every pick is checked against the engine's legal picks
+    (``check`` sees each one too); an illegal pick fails.
     """
     state = new_game([f"seat{i}" for i in range(len(bots))], seed, variant)
     for seat, bot in enumerate(bots):
         if hasattr(bot, "new_game"):
-            random.seed(f"{seed}:{seat}")
+            seed_all(f"{seed}:{seat}")
             bot.new_game(state.observation(seat, time_limit=time_limit))
     while not state.over:
         picks: list[object] = [None] * state.rules.seats
         for seat, bot in enumerate(bots):
-            random.seed(f"{seed}:{seat}:{state.round}:{state.turn}")
+            seed_all(f"{seed}:{seat}:{state.round}:{state.turn}")
             obs = state.observation(seat, time_limit=time_limit)
             pick = bot.pick(obs)
             _assert_legal(state.legal_picks(seat), pick, obs)
