@@ -1,25 +1,20 @@
 """mcts: information-set Monte Carlo search over this seat's picks, on the engine's fast game.
 
-Each iteration samples a *determinization* (``engine.determinize``): a complete game consistent
-with what this seat knows (its hand, the hands it has seen this round, every card placed), the
-unseen cards shuffled into the hidden hands and later deals. Root picks are chosen by UCB1 over
-the iterations (flat information-set MCTS); every other pick comes from a fast noisy-greedy
-rollout policy, each other seat drawn per iteration as farsighted, myopic or random. Rollouts
-stop at the end of rounds 1 and 2 (that round's points plus a share of the pudding standings)
-and play round 3 to the end; the reward is this seat's points minus its opponents' mean.
-Each candidate's mean is biased by a prior, the ``heuristic`` bot's value of the pick
-(``engine.strategy.View``), at full weight up to ``PRIOR_VISITS`` visits, then fading, so more
-iterations can overrule it. Candidates are every distinct card and, with chopsticks, pairs of
-the four most promising cards; in the two-player dummy variant the dummy's card is searched on
-its own.
+Each iteration samples a *determinization* (``engine.determinize``: the unseen cards shuffled
+into the hidden hands and later deals) and plays one root pick, chosen by UCB1 (flat
+information-set MCTS), then the round to its end by a fast noisy-greedy rollout policy, each
+other seat drawn as farsighted, myopic or random. The reward is this seat's points minus its
+opponents' mean (after rounds 1 and 2, with a share of the pudding standings). Each
+candidate's mean is biased by a prior, the ``heuristic`` bot's value of the pick, fading past
+``PRIOR_VISITS`` visits. Candidates: every distinct card and, with chopsticks, pairs of the
+four most promising; in the two-player dummy variant the dummy's card is searched on its own.
 
-Budget: ``settings.json`` beside this file chooses it, without touching the code.
-``{"iterations": 300}`` (as shipped) runs that many iterations a pick: reproducible and fast (a
-safety valve stops at ``SAFETY_SHARE`` of ``obs.time_limit`` on a badly overloaded machine).
-``{"iterations": null}`` is the time mode: it searches for ``TIME_SHARE`` of ``obs.time_limit``,
-always leaving ``TIME_MARGIN`` seconds (half the limit when it is short). ``"time_share"``,
-``"time_margin"`` and ``"safety_share"`` may be set there too; a missing or unreadable file
-means the shipped budget. What each part is worth: docs/ladder.md.
+Budget (``settings.json`` beside this file): ``{"iterations": 300}`` (as shipped) runs that
+many iterations a pick, reproducible (a safety valve stops at ``SAFETY_SHARE`` of
+``obs.time_limit``); ``{"iterations": null}`` searches for ``TIME_SHARE`` of the limit, always
+leaving ``TIME_MARGIN`` seconds (half the limit when it is short); ``"time_share"``,
+``"time_margin"`` and ``"safety_share"`` may be set too. What each part is worth, and what was
+tried and did not gain: docs/ladder.md.
 """
 
 import json
@@ -87,15 +82,6 @@ PRIOR_WEIGHT = 1.0
 #: then as sqrt(PRIOR_VISITS / visits) (``None``: it never fades, as before issue 26; then the
 #: search stopped gaining past 300 iterations: the prior's fixed bias outweighed it).
 PRIOR_VISITS = 30
-#: Points added to a rollout's reward for each opponent it finishes the game ahead of (ties
-#: half), less half of them: the places, not just the margin, in rollouts that reach the end.
-#: Off: 5 points measured no better (docs/ladder.md).
-WIN_BONUS = 0.0
-#: A tree of this seat's own later picks in the round (information-set MCTS over its own
-#: moves): a node chooses by UCB1 once it has been passed this many times, before that the
-#: rollout policy does (``None``: flat search, the rollout policy plays all later picks).
-#: Off: 20 measured no better at 1000 iterations (docs/ladder.md).
-EXPAND_AT = None
 #: Share of the current pudding standings counted when a rollout stops after round 1 or 2.
 PUDDING_WEIGHT = (0.5, 0.5, 0.75, 1.0)
 #: Chopsticks pairs are formed from this many of the best single cards.
@@ -227,21 +213,7 @@ def reward(g, me, start_scores, start_round):
     puds = score_puddings(g.puddings)
     values = [g.scores[s] - start_scores[s] + w * puds[s] for s in range(g.players)]
     mine = values[me]
-    margin = mine - (sum(values) - mine) / (g.players - 1)
-    if WIN_BONUS and g.over:
-        total = g.scores[me] + puds[me]
-        ahead = 0.0
-        for s in range(g.players):
-            if s != me:
-                other = g.scores[s] + puds[s]
-                if total != other:
-                    ahead += total > other
-                elif g.puddings[me] != g.puddings[s]:
-                    ahead += g.puddings[me] > g.puddings[s]
-                else:
-                    ahead += 0.5
-        margin += WIN_BONUS * (ahead - 0.5 * (g.players - 1))
-    return margin
+    return mine - (sum(values) - mine) / (g.players - 1)
 
 
 def candidates(g, me):
@@ -305,10 +277,8 @@ def evaluate(obs, rng, iterations, deadline, hard_deadline):
     prior = [0.0] * n if for_dummy else [PRIOR_WEIGHT * v for v in prior_values(obs, actions)]
     visits = [0] * n
     totals = [0.0] * n
-    nodes = [[0, {}] for _ in range(n)]  # this seat's later picks this round (EXPAND_AT)
     rand = rng.random
-    start_scores = list(obs.scores)
-    start_round = obs.round
+    start = (list(obs.scores), obs.round)
     done = 0
     while True:
         if iterations is not None:
@@ -325,65 +295,29 @@ def evaluate(obs, rng, iterations, deadline, hard_deadline):
             log_total = math.log(done)
             k = max(range(n), key=lambda i: totals[i] / visits[i] + prior[i] * fade(visits[i])
                     + EXPLORATION * math.sqrt(log_total / visits[i]))
-        action = actions[k]
-        picks = [None] * g.players
-        if for_dummy:
-            g.hands[me].extend(own)
-            picks[me] = own
-            other = 1 - me
-            picks[other] = policy(g, other, rand, 0, OPP_NOISE)
-            g.step(picks, action[0])
-        else:
-            picks[me] = action
-            play_turn(g, picks, rand, me, models)
-        path = []
-        if EXPAND_AT is None or g.dummy:
-            while not g.over and g.round == start_round:
-                play_turn(g, [None] * g.players, rand, me, models)
-        else:
-            node = nodes[k]
-            while not g.over and g.round == start_round:
-                picks = [None] * g.players
-                if node is not None and len(g.hands[me]) > 1:
-                    picks[me], node = tree_pick(g, me, node, rand, path)
-                play_turn(g, picks, rand, me, models)
-        r = reward(g, me, start_scores, start_round)
-        totals[k] += r
+        totals[k] += rollout(g, me, actions[k], own, rand, models, start)
         visits[k] += 1
-        for stats in path:
-            stats[0] += 1
-            stats[1] += r
         done += 1
     return actions, [totals[i] / max(visits[i], 1) + prior[i] * fade(visits[i])
                      for i in range(n)]
 
 
-def tree_pick(g, me, node, rand, path):
-    """This seat's pick inside the tree of its own later picks this round, and the next node.
-
-    A node is ``[visits, {pick: [visits, total reward, child node]}]``, keyed by this seat's
-    picks only (the others' picks are hidden and its next hand differs from one sampled game
-    to another: a pick is chosen among those available in this game). Until a node has been
-    passed ``EXPAND_AT`` times the rollout policy picks; then UCB1 over the available picks,
-    the untried ones first (the rollout policy's pick before the others)."""
-    default = policy(g, me, rand, 0, MY_NOISE)
-    node[0] += 1
-    kids = node[1]
-    choice = default
-    if node[0] > EXPAND_AT:
-        options = [default] + [(c,) for c in sorted(set(g.hands[me])) if (c,) != default]
-        untried = [a for a in options if a not in kids]
-        if untried:
-            choice = untried[0]
-        else:
-            log_total = math.log(node[0])
-            choice = max(options, key=lambda a: kids[a][1] / kids[a][0]
-                         + EXPLORATION * math.sqrt(log_total / kids[a][0]))
-    stats = kids.get(choice)
-    if stats is None:
-        stats = kids[choice] = [0, 0.0, [0, {}]]
-    path.append(stats)
-    return choice, stats[2]
+def rollout(g, me, action, own, rand, models, start):
+    """Play ``action`` (after ``own``, the seat's own pick, when ``action`` is the dummy's card)
+    and the rest of the round by the rollout policy; the reward."""
+    picks = [None] * g.players
+    if own is not None:
+        g.hands[me].extend(own)
+        picks[me] = own
+        other = 1 - me
+        picks[other] = policy(g, other, rand, 0, OPP_NOISE)
+        g.step(picks, action[0])
+    else:
+        picks[me] = action
+        play_turn(g, picks, rand, me, models)
+    while not g.over and g.round == start[1]:
+        play_turn(g, [None] * g.players, rand, me, models)
+    return reward(g, me, start[0], start[1])
 
 
 def fade(visits):
