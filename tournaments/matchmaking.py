@@ -24,8 +24,9 @@ that games hardly separate (copies of one bot stay at 50/50 forever), so the pai
 P(wrong) divided by ``(1 + shared / SHARED) ** SHARED_POWER``, ``shared`` being the tables the
 two have shared (:func:`pair_weight`). A table is a window of consecutive entries (``size`` of
 them, skipping an entry whose author already sits there), the window holding the most weight
-over its neighbour pairs; the chosen pairs' weights are then halved so the next table goes
-elsewhere.
+over its neighbour pairs; the chosen pairs' weights are then cut to a quarter
+(:data:`DECAY`) so the next table goes elsewhere: a block of entries that stay level (copies of
+one bot) takes one table of a round, not two or three.
 Tables of near neighbours are where a game tells the most about the order (their outcome is
 the least predictable), and the neighbour pairs decide every pair: a leaderboard whose
 neighbours are all in the right order is in the right order.
@@ -54,8 +55,10 @@ PLACEMENT_DEALS = 2
 #: A placed entry whose sigma exceeds this many times the placed entries' median sigma gets a
 #: table of its own each round (see the module's docstring).
 UNSETTLED = 1.5
-#: How much a chosen table lowers the weight of its neighbour pairs for the rest of the round.
-DECAY = 0.5
+#: How much a chosen table lowers the weight of its neighbour pairs for the rest of the round
+#: (0.5 until issue 25's item 6; a quarter orders the copies and graded fields to 98% in fewer
+#: games: docs/leagues.md, "Matchmaking, measured").
+DECAY = 0.25
 #: Tables two entries have shared that weigh as much as their order's doubt: a neighbour pair's
 #: weight is P(wrong) / (1 + shared / SHARED) ** SHARED_POWER (see :func:`pair_weight`).
 SHARED = 4.0

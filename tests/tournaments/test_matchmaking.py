@@ -157,6 +157,21 @@ def test_after_a_pair_the_next_closest_region_gets_tables() -> None:
     assert any({11, 12} <= set(t) for t in tables)
 
 
+def test_a_block_of_level_entries_takes_one_table_of_a_round_not_two() -> None:
+    # Four level entries on top (copies, say: P(wrong) 0.5 between neighbours) and, far below,
+    # a ladder of four whose neighbours are each 20% likely in the wrong order. The level block
+    # weighs most, so it takes the round's first table; once chosen, its pairs weigh a quarter
+    # (DECAY), and the second table goes to the ladder, not to the block again.
+    gap = 2 ** 0.5 * 0.8416      # P(wrong) = Phi(-gap / sqrt(2)) = 0.2 with sigma 1 each
+    level = [cand(i, mu=30.0, sigma=1.0) for i in range(4)]
+    ladder = [cand(4 + k, mu=20.0 - gap * k, sigma=1.0) for k in range(4)]
+    assert wrong_order_chance(ladder[0], ladder[1]) == pytest.approx(0.2, abs=1e-3)
+    for seed in range(5):
+        tables = choose_tables([*level, *ladder], 4, 2, random.Random(seed))
+        check_tables([*level, *ladder], 4, tables)
+        assert [set(t) for t in tables] == [{0, 1, 2, 3}, {4, 5, 6, 7}], tables
+
+
 def test_a_new_version_past_placement_gets_a_table_each_round_until_it_settles() -> None:
     # 12 settled entries (sigma 0.75) by 6 authors and a new version of alice's bot with sigma
     # 2.2: strong (mu 32) but listed low (mu - 3 sigma = 25.4). Every round seats it, among the
