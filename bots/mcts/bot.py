@@ -13,8 +13,9 @@ Budget (``settings.json`` beside this file): ``{"iterations": 300}`` (as shipped
 many iterations a pick, reproducible (a safety valve stops at ``SAFETY_SHARE`` of
 ``obs.time_limit``); ``{"iterations": null}`` searches for ``TIME_SHARE`` of the limit, always
 leaving ``TIME_MARGIN`` seconds (half the limit when it is short); ``"time_share"``,
-``"time_margin"`` and ``"safety_share"`` may be set too. What each part is worth, and what was
-tried and did not gain: docs/ladder.md.
+``"time_margin"`` and ``"safety_share"`` may be set too; a missing or unreadable file means
+the shipped budget. What each part is worth, and what was tried and did not gain:
+docs/ladder.md.
 """
 
 import json
