@@ -110,7 +110,7 @@ def test_a_served_league_says_why_it_waits_then_plays_on_lasting_workers(tmp_pat
         wait_for(lambda: batches(lg) >= 1 and len(workers(server.proc.pid)) == 2, 60)
         first = workers(server.proc.pid)
         start = batches(lg)
-        wait_for(lambda: batches(lg) >= start + 3, 120)
+        wait_for(lambda: batches(lg) >= start + 2, 120)
         assert workers(server.proc.pid) == first
         status = wait_for(lambda: (s := server.get("/api/status")[1])["games_per_s"] > 0
                           and s, 60)

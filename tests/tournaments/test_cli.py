@@ -44,9 +44,9 @@ def one_line_error(result, code: int = 2) -> str:
 # Four bots at 2- and 3-player tables: 24 games a cycle, about 0.1 s each (slowish sleeps).
 KILL_BOTS = bots("first", "last", "lucky", "slowish")
 # A generous move time: a loaded machine must not turn a pick into a timeout.
-KILL_OPTIONS = ["--players", "2", "--players", "3", "--cycles", "4", "--seed", "5",
+KILL_OPTIONS = ["--players", "2", "--players", "3", "--cycles", "2", "--seed", "5",
                 "--move-time", "5", "--sandbox", "none", "--quiet"]
-KILL_GAMES = 96
+KILL_GAMES = 48
 
 
 def stored_games(db: Path) -> int:
