@@ -142,6 +142,22 @@ class Cluster:
         return [pid for pid in _pids()
                 if _cmdline(pid).startswith(b"ray::play_remote") and _parent(pid) == raylet]
 
+    def kill_head_worker_mid_run(self, alive: Callable[[], bool], stored: Callable[[], int],
+                                 at_least: int = 1) -> int:
+        """SIGKILL a Ray worker process of the head node busy with a game, once ``at_least``
+        games are stored (Ray retries its task; the node stays): the pid killed."""
+        second = self.second_raylet()
+        deadline = time.monotonic() + 240
+        while True:
+            assert alive(), "the run ended before a worker could be killed"
+            assert time.monotonic() < deadline, "no game got under way on the head"
+            busy = [pid for pid in _pids() if _cmdline(pid).startswith(b"ray::play_remote")
+                    and _parent(pid) != second]
+            if busy and stored() >= at_least:
+                os.kill(busy[0], signal.SIGKILL)
+                return busy[0]
+            time.sleep(0.05)
+
     def kill_second_mid_run(self, alive: Callable[[], bool], stored: Callable[[], int],
                             at_least: int = 1) -> tuple[int, int]:
         """SIGKILL the second node's raylet once ``at_least`` games are stored and another is

@@ -1,80 +1,17 @@
-"""``--executor ray``: a real local Ray cluster (two nodes on 127.0.0.1: the ``cluster``
-fixture) plays the schedule the local executor plays."""
+"""``--executor ray`` without a cluster: the error when Ray is missing, ``--address`` without
+it, what a task carries for a folder bot, and a head that stops answering. Runs on a real
+two-node cluster (a plain one, a killed worker, a lost node) are in test_ray_node_loss.py; the
+sandboxed bots on Ray in tests/serve/test_server.py."""
 
 from __future__ import annotations
 
-import os
-import signal
-import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.tournaments.executors.cluster import Cluster
-from tests.tournaments.test_cli import arena, bots, one_line_error, sandbox_available, stored_games
-
-SANDBOX = "auto" if sandbox_available() else "none"
-# Three bots at 3-player tables: 3 games a cycle.
-OPTIONS = ["--players", "3", "--seed", "11", "--move-time", "5", "--sandbox", SANDBOX, "--quiet"]
-
-
-def run_local(out: Path, names: tuple[str, ...], cycles: int) -> bytes:
-    result = arena("tournament", *bots(*names), *OPTIONS, "--cycles", str(cycles),
-                   "--workers", "2", "--out", out)
-    assert result.exit_code == 0, result.output
-    return (out / "ranking.json").read_bytes()
-
-
-def ray_workers_playing() -> list[int]:
-    """Pids of Ray worker processes busy with a game (their title names the task)."""
-    pids = []
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                with open(f"/proc/{entry.name}/cmdline", "rb") as f:
-                    if f.read().startswith(b"ray::play_remote"):
-                        pids.append(int(entry.name))
-            except OSError:
-                continue
-    return pids
-
-
-def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path: Path,
-                                                              cluster: Cluster) -> None:
-    # Also the plain case: a tournament on a cluster gives the local ranking, byte for byte.
-    names = ("dawdle", "lucky", "first")
-    cycles = 8
-    local = run_local(tmp_path / "local", names, cycles)
-    out = tmp_path / "ray"
-    command = [sys.executable, "-c", "from cli.main import main; main()", "tournament",
-               *bots(*names), *OPTIONS, "--cycles", str(cycles), "--executor", "ray",
-               "--address", cluster.address, "--out", str(out)]
-    proc = subprocess.Popen(command, cwd=tmp_path, start_new_session=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    killed: list[int] = []
-    try:
-        deadline = time.monotonic() + 240
-        while not killed:
-            assert proc.poll() is None, "the run ended before a worker could be killed"
-            assert time.monotonic() < deadline, "no game got under way"
-            busy = ray_workers_playing()
-            if busy and stored_games(out / "tournament.db") >= 3:
-                os.kill(busy[0], signal.SIGKILL)
-                killed.append(busy[0])
-            time.sleep(0.05)
-        output, _ = proc.communicate(timeout=300)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-    assert proc.returncode == 0, output.decode(errors="replace")
-    with sqlite3.connect(out / "tournament.db") as conn:
-        indexes = [row[0] for row in conn.execute("SELECT idx FROM games ORDER BY idx")]
-    assert indexes == list(range(3 * cycles))  # every game once: none lost, none twice
-    assert (out / "ranking.json").read_bytes() == local
+from tests.tournaments.test_cli import arena, bots, one_line_error
 
 
 def test_without_ray_the_error_says_how_to_get_it(tmp_path: Path) -> None:

@@ -1,7 +1,8 @@
 """A Ray cluster node lost mid-run: a head and a second node (its own raylet) on this machine,
 every Ray process on 127.0.0.1; the second node's raylet is SIGKILLed while it plays a game of
-a tournament, of a league batch and of a served league. Each run finishes with every game
-stored once, byte-identical to a run on the local executor."""
+a tournament (after a worker process of the head, busy with a game, was killed), of a league
+batch and of a served league. Each run finishes with every game stored once, byte-identical to
+a run on the local executor."""
 
 from __future__ import annotations
 
@@ -39,17 +40,35 @@ def run_until_done(command: list[str], cluster: Cluster, stored: Callable[[], in
     return proc.returncode, output.decode(errors="replace"), lost
 
 
-def test_a_tournament_survives_a_lost_node(tmp_path: Path, cluster: Cluster) -> None:
-    names, cycles = ("dawdle", "lucky", "first"), 2
+def test_a_tournament_survives_a_killed_worker_and_a_lost_node(tmp_path: Path,
+                                                               cluster: Cluster) -> None:
+    # A game's worker process is killed first (Ray plays its task again on the same node),
+    # then the second node's raylet with every worker on it.
+    names, cycles = ("dawdle", "lucky", "first"), 4
     result = arena("tournament", *bots(*names), *OPTIONS, "--cycles", str(cycles),
                    "--workers", "2", "--out", tmp_path / "local")
     assert result.exit_code == 0, result.output
     out = tmp_path / "ray"
-    code, output, lost = run_until_done(
+    cluster.start_second()
+    proc = subprocess.Popen(
         [*ARENA, "tournament", *bots(*names), *OPTIONS, "--cycles", str(cycles), "--executor",
          "ray", "--address", cluster.address, "--out", str(out)],
-        cluster, lambda: stored_games(out / "tournament.db"))
-    assert code == 0, output
+        start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        def running() -> bool:
+            return proc.poll() is None
+
+        def stored() -> int:
+            return stored_games(out / "tournament.db")
+
+        cluster.kill_head_worker_mid_run(running, stored, at_least=1)
+        lost, _ = cluster.kill_second_mid_run(running, stored, at_least=2)
+        output, _ = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 0, output.decode(errors="replace")
     assert lost >= 1
     with sqlite3.connect(out / "tournament.db") as conn:
         indexes = [row[0] for row in conn.execute("SELECT idx FROM games ORDER BY idx")]
