@@ -84,8 +84,7 @@ def main() -> None:
           f"{4 / 7 * total:.0f}")
     said = [line.strip() for line in out.splitlines() if line.lstrip().startswith("batch")]
     print("the batch said: " + (" / ".join(said) or "(nothing about the batch)"))
-    if args.keep is None:
-        shutil.rmtree(work)
+    shutil.rmtree(work)  # the bot files entered (a kept league holds its own copies)
 
 
 if __name__ == "__main__":

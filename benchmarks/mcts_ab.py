@@ -47,6 +47,14 @@ def t95(df: int) -> float:
     return 2.021 if df < 60 else 2.000 if df < 120 else 1.980
 
 
+def ladder_opponents(players: int) -> list[str]:
+    """The default opponents: ``heuristic`` at 2 players, else the ladder's rungs in turn."""
+    if players == 2:
+        return ["bots/heuristic.py"]
+    return ["bots/heuristic.py", "bots/greedy.py", "bots/random.py",
+            "bots/heuristic.py"][:players - 1]
+
+
 def materialize(spec: str, work: Path) -> str:
     """A bot path for ``spec`` (``path[:NAME=VALUE,...]``): overrides go into a copy (a folder
     bot is copied whole, the assignments appended to its ``bot.py``)."""
@@ -97,9 +105,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="obs.time_limit (default: huge, so a fixed budget never meets "
                              "mcts's safety valve and runs stay reproducible)")
     args = parser.parse_args(argv)
-    against = args.against or (["bots/heuristic.py"] if args.players == 2 else
-                                ["bots/heuristic.py", "bots/greedy.py", "bots/random.py",
-                                 "bots/heuristic.py"][:args.players - 1])
+    against = args.against or ladder_opponents(args.players)
     work = Path(tempfile.mkdtemp(prefix="mcts-ab-"))
     cands = [materialize(spec, work) for spec in args.bots]
     tasks = []

@@ -30,7 +30,7 @@ if str(ROOT) not in sys.path:
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from ladder import _seed_random, bot_name, lineups, load_bot  # noqa: E402
-from mcts_ab import mean_ci  # noqa: E402
+from mcts_ab import ladder_opponents, mean_ci  # noqa: E402
 
 import engine  # noqa: E402
 from engine import new_game  # noqa: E402
@@ -82,10 +82,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--against", action="append", default=[],
                         help="opponents (default: the ladder's rungs, as benchmarks/mcts_ab.py)")
     args = parser.parse_args(argv)
-    against = [str(Path(a).resolve()) for a in args.against] or [
-        str(ROOT / "bots" / b) for b in (["heuristic.py"] if args.players == 2 else
-                                         ["heuristic.py", "greedy.py", "random.py",
-                                          "heuristic.py"][:args.players - 1])]
+    against = [str(Path(a).resolve()) if args.against else str(ROOT / a)
+               for a in args.against or ladder_opponents(args.players)]
     tasks = []
     for d in range(args.deals):
         for seating in lineups(["@", *[f"{i}#{a}" for i, a in enumerate(against)]],
