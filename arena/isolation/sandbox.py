@@ -25,6 +25,7 @@ import contextlib
 import itertools
 import logging
 import os
+import secrets
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -331,11 +332,14 @@ class Sandbox:
         cgroup = None
         if detect().version is not None:
             try:
+                # The random part: containers that share a v1 hierarchy (not namespaced) may
+                # run arenas under the same pid.
                 cgroup = create_cgroup(
-                    f"bot-{os.getpid()}-{next(_counter)}", memory_bytes=self.memory_mb << 20,
+                    f"bot-{os.getpid()}-{next(_counter)}-{secrets.token_hex(4)}",
+                    memory_bytes=self.memory_mb << 20,
                     pids=PROCESSES)
             except CgroupError as err:
-                log.debug("no cgroup for a bot: %s", err)
+                log.warning("a bot runs without its cgroup (its rlimits only): %s", err)
         return uid, cgroup, self.limits()
 
     def _base_args(self) -> list[str]:

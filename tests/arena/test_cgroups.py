@@ -2,10 +2,11 @@
 limits, plus the parsing that picks v1 or v2.
 
 The tests that need cgroups skip (saying why) when ``detect()`` finds none usable. They work in
-a folder of their own (``sushi-arena-test-<pid>``), so they never touch a real arena's bot
-cgroups. On a "hybrid" host (v1 controllers plus an empty cgroup2 at /sys/fs/cgroup/unified)
-the v2 code also runs for real against that cgroup2 hierarchy, minus the memory and pids limits
-(those controllers are bound to v1 there), as root and as a delegated non-root user.
+a folder of their own (``sushi-arena-test-<pid>-<random>``), so they never touch a real
+arena's bot cgroups. On a "hybrid" host (v1 controllers plus an empty cgroup2 at
+/sys/fs/cgroup/unified) the v2 code also runs for real against that cgroup2 hierarchy, minus
+the memory and pids limits (those controllers are bound to v1 there), as root and as a
+delegated non-root user.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import dataclasses
 import errno
 import json
 import os
+import secrets
 import shutil
 import signal
 import subprocess
@@ -42,8 +44,15 @@ PY = sys.executable
 ROOT = str(Path(__file__).resolve().parents[2])
 
 
+#: This run's own folder. Not the pid alone: containers that share the v1 hierarchies (they are
+#: not namespaced) can run this suite at once under the same pid, and one run's
+#: cleanup_stale(min_age=0) would then remove the other's fresh cgroups.
+_RUN = f"{os.getpid()}-{secrets.token_hex(4)}"
+_SUBDIR = f"sushi-arena-test-{_RUN}"
+
+
 def _subdir() -> str:
-    return f"sushi-arena-test-{os.getpid()}"
+    return _SUBDIR
 
 
 @pytest.fixture(scope="module")
@@ -659,7 +668,7 @@ def _rmtree_cgroup(path: str) -> None:
 @pytest.fixture
 def v2_playground() -> Iterator[str]:
     base = _writable_cgroup2()
-    path = os.path.join(base, f"sushi-arena-v2test-{os.getpid()}")
+    path = os.path.join(base, f"sushi-arena-v2test-{_RUN}")
     os.mkdir(path)
     try:
         yield path
