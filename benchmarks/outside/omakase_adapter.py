@@ -63,10 +63,12 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
+from engine import HAND_SIZES
+
 HERE = Path(__file__).resolve().parent
 DEFAULT_DIR = HERE / "originals" / "Omakase"
 COMMIT = "3682855cd87098e27fd33524a5787e849732392c"
-HAND_SIZE = {2: 10, 3: 9, 4: 8, 5: 7}
+HAND_SIZE = HAND_SIZES  # cards per hand by table size (the name check_omakase.py reads)
 THEIR_NAMES = {"tempura": "Tempura", "sashimi": "Sashimi", "dumpling": "Dumpling",
                "maki1": "Maki1", "maki2": "Maki2", "maki3": "Maki3",
                "salmon_nigiri": "SalmonNigiri", "squid_nigiri": "SquidNigiri",
