@@ -20,7 +20,7 @@ from arena.runtime.process import describe_exit
 from arena.runtime.protocol import Picked, Raised, Ready, Unsendable
 from engine import Card, Pick, did_you_mean
 
-__all__ = ["Answered", "Asked", "Faulted", "Verdict", "classify", "index_hint", "judge"]
+__all__ = ["Answered", "Asked", "Faulted", "Lost", "Verdict", "classify", "index_hint", "judge"]
 
 _CARDS = {c.value: c for c in Card}
 
@@ -54,7 +54,13 @@ class Answered:
     hooks: frozenset[str] = field(default_factory=frozenset)
 
 
-Verdict = Faulted | Answered
+@dataclass(frozen=True)
+class Lost:
+    """No answer, and not the bot's doing: its process died with the arena's own machinery
+    (the zygote that forked it). The bot is asked again in a fresh process, with no fault."""
+
+
+Verdict = Faulted | Answered | Lost
 
 
 def _ended(asked: Asked, outcome: Ended) -> Faulted:
@@ -94,7 +100,10 @@ def _failed(asked: Asked, outcome: Outcome, budget: Budget) -> Faulted:
 
 
 def classify(asked: Asked, outcome: Outcome, budget: Budget) -> Verdict:
-    """The bot's fault, or its usable answer, for what happened when it was asked."""
+    """The bot's fault, or its usable answer, for what happened when it was asked (or
+    :class:`Lost` when the host lost its process)."""
+    if isinstance(outcome, Ended) and outcome.host_lost:
+        return Lost()
     if not isinstance(outcome, Replied):
         fault = _failed(asked, outcome, budget)
         if asked.what == "end":

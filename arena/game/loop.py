@@ -20,7 +20,7 @@ from typing import Protocol
 
 from arena.botfiles import BotFiles
 from arena.game.budget import Budget
-from arena.game.classify import Answered, Asked, Faulted, classify
+from arena.game.classify import Answered, Asked, Faulted, Lost, classify
 from arena.game.faults import FaultKind, FaultPolicy
 from arena.game.result import GameResult, TurnReport
 from arena.game.seats import Bot, Seat, derive_seed
@@ -36,7 +36,12 @@ from arena.runtime.protocol import (
 )
 from engine import DUMMY_SEAT, ROUNDS, Observation, Pick, Variant, new_game, to_record
 
-__all__ = ["Host", "run_game"]
+__all__ = ["HOST_LOSSES", "Host", "run_game"]
+
+#: Times a seat's process may die with the arena's zygote in one game before that, too, is
+#: the fault its own death would be (the zygote is one per pool and not restarted, so a game
+#: sees it die once at most).
+HOST_LOSSES = 3
 
 
 class Host(Protocol):
@@ -91,6 +96,8 @@ class Game:
         self.state = new_game([b.name for b in bots], seed, variant)
         self.policy = FaultPolicy(seed, self.state.rules.seats)
         self.budget = host.budget
+        #: Processes of each seat the host lost (asked again, at no cost, up to HOST_LOSSES).
+        self._lost = [0] * len(self.seats)
 
     def run(self) -> GameResult:
         start = time.monotonic()
@@ -160,10 +167,13 @@ class Game:
                 self.budget.startup_time, stage=Stage.LOAD)))
         self.host.hub.exchange([job for _, job in loads])
         begins = []
+        lost: list[Seat] = []
         obs_public: dict[str, object] = {}
         for seat, job in loads:
-            if not isinstance(self._judge(seat, Asked("load"), job.outcome, timed=None),
-                              Answered) or seat.proc is None:
+            verdict = self._judge(seat, Asked("load"), job.outcome, timed=None)
+            if isinstance(verdict, Lost):
+                lost.append(seat)
+            if not isinstance(verdict, Answered) or seat.proc is None:
                 continue
             seat.loaded(seat.proc)
             obs = self.state.observation(seat.index, time_limit=self.budget.move_time)
@@ -173,7 +183,10 @@ class Game:
                 self.budget.pick)))
         self.host.hub.exchange([job for _, job in begins])
         for seat, job in begins:
-            self._judge(seat, Asked("begin"), job.outcome, timed=job)
+            if isinstance(self._judge(seat, Asked("begin"), job.outcome, timed=job), Lost):
+                lost.append(seat)
+        if lost:  # their processes died with the zygote: fresh ones, at no cost to them
+            self._start(lost, resume=resume)
 
     def _ask(self, questions: list[_Question], picks: list[Pick | None]) -> None:
         restart = [self.seats[q.seat] for q in questions
@@ -191,11 +204,18 @@ class Game:
             message = observation_message(q.obs, public)
             q.job = proc.request(partial(encode_pick, obs=message), self.budget.pick)
         self.host.hub.exchange([q.job for q in questions if q.job is not None])
+        lost = []
         for q in questions:
             if q.job is not None:
                 verdict = self._judge(self.seats[q.seat], q.asked, q.job.outcome, timed=q.job)
                 if isinstance(verdict, Answered):
                     picks[q.target] = verdict.pick
+                elif isinstance(verdict, Lost):
+                    lost.append(q)
+        if lost:  # asked again, each in a fresh process (resume_game), at no cost to them
+            for q in lost:
+                q.job = None
+            self._ask(lost, picks)
         for q in questions:  # after every verdict: the substitutes' order is the record's
             if picks[q.target] is None:
                 picks[q.target] = self.policy.substitute(q.asked.legal)
@@ -223,13 +243,23 @@ class Game:
     # ------------------------------------------------------------------ faults
     def _judge(self, seat: Seat, asked: Asked, outcome: Outcome | None, *,
                timed: Job[BotProcess] | None = None, when: tuple[int, int] | None = None
-               ) -> Answered | Faulted:
+               ) -> Answered | Faulted | Lost:
         """Classify what happened to a request of ``seat``'s; a fault is recorded (and costs
-        the seat its process when the policy says so)."""
+        the seat its process when the policy says so). A process the host lost is retired
+        and the verdict is :class:`Lost`: the caller asks again in a fresh one (a few times
+        a game at most; after that it is the fault the bot's own death would be)."""
         if timed is not None:
             seat.timed(timed)
         assert outcome is not None
         verdict = classify(asked, outcome, self.budget)
+        if isinstance(verdict, Lost):
+            seat.retire()
+            if when is not None or self._lost[seat.index] < HOST_LOSSES:
+                self._lost[seat.index] += 1
+                return verdict
+            kind = FaultKind.START if asked.what in ("boot", "load") else FaultKind.CRASH
+            verdict = Faulted(kind, f"its process was lost with the arena's zygote "
+                                    f"{HOST_LOSSES + 1} times in this game")
         if isinstance(verdict, Faulted):
             self._fault(seat, verdict, when)
         return verdict

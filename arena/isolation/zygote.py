@@ -60,6 +60,15 @@ def descendant(pid: int, name: str) -> int:
     return 0
 
 
+def _running(pid: int) -> bool:
+    """Process ``pid`` exists and has not exited (a zombie has)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except (OSError, IndexError):
+        return False
+
+
 def _ns_pid(pid: int) -> int | None:
     """The pid of host process ``pid`` one PID namespace down from the host (the zygote's)."""
     try:
@@ -140,6 +149,17 @@ class Zygote:
     @property
     def alive(self) -> bool:
         return self.popen.poll() is None
+
+    def gone(self, wait: float = 0.0) -> bool:
+        """Whether the zygote has died, waiting up to ``wait`` seconds for its death to show
+        (its sandbox's process, or the zygote inside it)."""
+        end = time.monotonic() + wait
+        while True:
+            if not self.alive or not _running(self.host_pid):
+                return True
+            if time.monotonic() >= end:
+                return False
+            time.sleep(0.005)
 
     def spawn(self, *, uid: int | None, limits: dict[str, int], fds: tuple[int, int, int]
               ) -> int:

@@ -137,6 +137,7 @@ class Hub:
             self.zygote = None
             zygote.close()
             events = [(ident, "exited", -9) for ident in self._spawns]
+        broken = self.zygote is None
         for ident, key, value in events:
             proc = self._spawns.get(ident)
             if proc is None or not isinstance(proc.runner, ForkedRunner):
@@ -145,7 +146,7 @@ class Hub:
                 proc.runner.spawned(value)
                 continue
             del self._spawns[ident]
-            proc.runner.exited(value)
+            proc.runner.exited(value, assumed=broken)  # broken: it died with the zygote
             self._on_exit(proc)
 
     def close(self, wait: float = 2.0) -> None:

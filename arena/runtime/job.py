@@ -57,13 +57,15 @@ class Ended:
 
     ``status``: its exit status when known (negative: killed by that signal; over 128 from a
     sandbox: the same); ``oom_limit_mb``: the memory limit it hit, when its cgroup says it was
-    killed for memory; ``tail``: the end of what it wrote.
+    killed for memory; ``tail``: the end of what it wrote; ``host_lost``: it died with the
+    zygote that forked it (the host's doing, not the bot's).
     """
 
     status: int | None
     sandboxed: bool
     tail: str = ""
     oom_limit_mb: int | None = None
+    host_lost: bool = False
 
 
 @dataclass(frozen=True)

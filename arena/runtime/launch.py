@@ -31,6 +31,8 @@ __all__ = ["ForkedRunner", "Runner", "SpawnedRunner"]
 
 log = logging.getLogger(__name__)
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+#: How long a forked runner's unreported end waits to learn whether its zygote died too.
+LOST_WAIT = 0.2
 
 
 class Runner:
@@ -113,6 +115,10 @@ class Runner:
         """True once it is gone and collected (its uid, cgroup and scratch folder freed)."""
         raise NotImplementedError
 
+    def lost_with_host(self) -> bool:
+        """It died because the arena's own machinery died (its zygote), not by its bot."""
+        return False
+
     def close_pidfd(self) -> int:
         """Close its pidfd once collected; the descriptor it was (-1 if none)."""
         fd, self.pidfd = self.pidfd, -1
@@ -149,14 +155,25 @@ class ForkedRunner(Runner):
             raise
         #: Its pid in the zygote's PID namespace, once the zygote reports it.
         self.ns_pid = 0
+        #: Its exit was not reported but assumed: it died with its zygote.
+        self.assumed_exit = False
 
     def spawned(self, ns_pid: int) -> None:
         """The zygote reported the spawn's pid in its namespace."""
         self.ns_pid = ns_pid
 
-    def exited(self, status: int) -> None:
-        """The zygote reported the spawn's exit."""
+    def exited(self, status: int, *, assumed: bool = False) -> None:
+        """The zygote reported the spawn's exit (``assumed``: the zygote broke, so the runner
+        died with it, and nothing reported it)."""
         self.returncode = status
+        self.assumed_exit = assumed
+
+    def lost_with_host(self) -> bool:
+        if self.returncode is not None:
+            return self.assumed_exit  # reported by a live zygote: the runner's own end
+        # Not reported yet: a live zygote reports every exit at once, so wait a moment for
+        # either (the zygote's death shows a few milliseconds after its runners').
+        return self.zygote.gone(LOST_WAIT)
 
     def locate(self, pump: Callable[[], None] | None = None) -> None:
         end = time.monotonic() + 1.0

@@ -261,7 +261,8 @@ class BotProcess:
         if status is not None and (status < 0 or status > 128) and self.runner.oom_killed():
             oom = self.sandbox.memory_mb
         tail = self.log.tail[-1500:].decode("utf-8", "backslashreplace")
-        return Ended(status, self.sandbox.sandboxed, tail, oom)
+        return Ended(status, self.sandbox.sandboxed, tail, oom,
+                     host_lost=self.runner.lost_with_host())
 
     def kill(self, outcome: Outcome | None = None) -> None:
         """SIGKILL the process with everything it started; never waits. Reaped later."""

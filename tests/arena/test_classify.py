@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from arena.game.budget import Budget
-from arena.game.classify import Answered, Asked, Faulted, classify
+from arena.game.classify import Answered, Asked, Faulted, Lost, classify
 from arena.game.faults import FaultKind
 from arena.runtime.job import Closed, Ended, Expired, Garbled, Outcome, Refused, Replied
 from arena.runtime.protocol import Done, Hello, Picked, Raised, Ready, Unsendable
@@ -123,3 +123,12 @@ def test_a_crash_keeps_the_bots_traceback() -> None:
     assert isinstance(verdict, Faulted) and verdict.traceback == "Traceback..."
     died = classify(PICK, ENDED, BUDGET)
     assert isinstance(died, Faulted) and died.traceback == ENDED.tail
+
+
+@pytest.mark.parametrize("what", ["boot", "load", "begin", "pick", "end"])
+def test_a_process_lost_with_the_zygote_is_no_fault(what: str) -> None:
+    asked = PICK if what == "pick" else Asked(what)  # type: ignore[arg-type]
+    lost = Ended(-9, sandboxed=True, tail="", host_lost=True)
+    assert classify(asked, lost, BUDGET) == Lost()
+    # The same death, the zygote alive: the bot's own.
+    assert isinstance(classify(asked, Ended(-9, sandboxed=True), BUDGET), Faulted)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from arena import BotLoadError, BotPool, BotSpec, resolve_bots
+from arena.game.result import TurnReport
 from engine import Variant, replay
 from tests.arena.conftest import BOTS, spec
 
@@ -226,6 +227,53 @@ def test_a_dead_zygote_means_sandboxes_one_by_one() -> None:
         again = pool.play([spec("first"), spec("seeded")], seed=3)
     assert again.faults == []
     replay(again.record)
+
+
+@pytest.mark.parametrize("when", ["between picks", "during a pick"])
+def test_a_zygote_that_dies_mid_game_costs_no_bot_a_fault(
+        when: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The zygote is the host's: when it dies, the runners it forked die with it. The game's
+    bots get fresh processes (``resume_game``) and are asked again, with no fault."""
+    import signal
+    import threading
+
+    from arena.game import loop
+    from arena.game.classify import Lost
+    from tests.arena.conftest import options
+
+    lost: list[str] = []
+
+    def classify(asked: object, outcome: object, budget: object) -> object:
+        verdict = real(asked, outcome, budget)
+        if isinstance(verdict, Lost):
+            lost.append(asked.what)  # type: ignore[attr-defined]
+        return verdict
+
+    real = loop.classify
+    monkeypatch.setattr(loop, "classify", classify)
+    with BotPool(options()) as pool:
+        zygote = pool.hub.zygote
+        assert zygote is not None
+        killed: list[float] = []
+
+        def kill() -> None:
+            os.killpg(zygote.popen.pid, signal.SIGKILL)
+            killed.append(time.monotonic())
+
+        def on_turn(report: TurnReport) -> None:
+            if killed or report.turn != 3:
+                return
+            if when == "between picks":  # every runner dies while it waits for its turn
+                kill()
+                zygote.popen.wait(timeout=30)
+            else:  # the bots are thinking about the next pick (0.15 s each)
+                threading.Timer(0.05, kill).start()
+
+        result = pool.play([spec("ponders"), spec("ponders")], seed=5, on_turn=on_turn)
+        assert killed and pool.hub.zygote is None
+    assert result.faults == []
+    assert lost == ["pick", "pick"]  # both seats' processes died with it, asked again
+    replay(result.record)
 
 
 def test_a_runner_that_cannot_join_its_cgroup_is_replaced(
