@@ -89,6 +89,14 @@ PUDDING_WEIGHT = (0.5, 0.5, 0.75, 1.0)
 PAIR_CANDIDATES = 4
 #: Raise search errors instead of falling back to a plain pick (tests set this).
 STRICT = False
+#: Two players, every card of the round known (both hands: from the second turn on), and at
+#: most this many cards in hand: the rest of the round is solved exactly instead of sampled
+#: (0: never). This seat's later picks are its best; the opponent's are ENDGAME_MODE:
+#: "average" (each of its legal picks alike) or "worst" (the one worst for this seat). Off as
+#: shipped: against omakase_recursive it gained, against heuristic it lost (docs/ladder.md);
+#: ``settings.json`` may set ``"endgame_cards"`` and ``"endgame_mode"``.
+ENDGAME_CARDS = int(_SETTINGS.get("endgame_cards", 0))
+ENDGAME_MODE = _SETTINGS.get("endgame_mode", "average")
 
 DUMPLING_STEP = (1, 2, 3, 4, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 #: Rollout worth of the race cards, flat: the farsighted policy's maki and pudding, and the
@@ -271,6 +279,8 @@ def evaluate(obs, rng, iterations, deadline, hard_deadline):
         else:  # should not happen; search as if our own card had been the first one
             own = (INDEX[str(obs.hand[0])],)
     root = determinize(obs, rng)
+    if not for_dummy and solvable(obs, root):
+        return endgame(root, me, (list(obs.scores), obs.round))
     actions = [(c,) for c in sorted(set(root.hands[me]))] if for_dummy else candidates(root, me)
     if len(actions) == 1:
         return actions, [0.0]
@@ -319,6 +329,43 @@ def rollout(g, me, action, own, rand, models, start):
     while not g.over and g.round == start[1]:
         play_turn(g, [None] * g.players, rand, me, models)
     return reward(g, me, start[0], start[1])
+
+
+def solvable(obs, g):
+    """Whether the rest of this round is small and fully known (``ENDGAME_CARDS``; under
+    half a second a move, 3 at most: 4 cards with chopsticks can take a tenth of a second)."""
+    cards = ENDGAME_CARDS if float(obs.time_limit) >= 0.5 else min(ENDGAME_CARDS, 3)
+    if not cards or g.players != 2 or g.dummy or len(obs.hand) > cards:
+        return False
+    sizes = list(obs.hand_sizes) or [len(obs.hand)] * 2
+    other = 1 - obs.seat
+    return len(obs.known_hands[other] or ()) == sizes[other]
+
+
+def endgame(g, me, start):
+    """Every legal pick of ``me`` (card numbers) and its exact value to the round's end."""
+    actions = g.legal(me)
+    return actions, [_reply_value(g, me, a, start) for a in actions]
+
+
+def _reply_value(g, me, action, start):
+    """The value of ``action`` over the opponent's legal picks (``ENDGAME_MODE``)."""
+    other = 1 - me
+    values = []
+    for reply in g.legal(other):
+        child = g.copy()
+        picks = [None, None]
+        picks[me], picks[other] = action, reply
+        child.step(picks)
+        values.append(_solve(child, me, start))
+    return min(values) if ENDGAME_MODE == "worst" else sum(values) / len(values)
+
+
+def _solve(g, me, start):
+    """This seat's value of ``g``, with its best picks to the round's end."""
+    if g.over or g.round != start[1]:
+        return reward(g, me, start[0], start[1])
+    return max(_reply_value(g, me, a, start) for a in g.legal(me))
 
 
 def fade(visits):

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from bots import BUILTIN_DIR
-from engine import new_game
+from engine import GameState, Pick, new_game
 from tests.bots.helpers import load_bot, play_game
 
 MCTS = BUILTIN_DIR / "mcts"
@@ -104,3 +104,49 @@ def test_settings_file_chooses_the_budget(tmp_path: Path) -> None:
     assert bot.ITERATIONS is None and bot.TIME_SHARE == 0.4
     (timed / "settings.json").unlink()
     assert load_bot(timed).ITERATIONS == 300
+
+
+def _rules_value(state: GameState, me: int, start: list[int], mode: str) -> float:
+    """The endgame's value by the engine's own rules, brute force (last round: final scores)."""
+    if state.over:
+        final = state.final_scores
+        return (final[me] - start[me]) - (final[1 - me] - start[1 - me])
+    return max(_rules_reply(state, me, mine, start, mode) for mine in state.legal_picks(me))
+
+
+def _rules_reply(state: GameState, me: int, mine: Pick, start: list[int], mode: str) -> float:
+    values = []
+    for theirs in state.legal_picks(1 - me):
+        picks: list[Pick] = [mine, theirs] if me == 0 else [theirs, mine]
+        values.append(_rules_value(state.apply(picks), me, start, mode))
+    return min(values) if mode == "worst" else sum(values) / len(values)
+
+
+def test_the_endgame_solver_values_every_pick_as_the_rules_do() -> None:
+    """Two players, the last round's last cards (every card known): the bot's exact values of
+    its picks are the brute-force values of the engine's rules, in both opponent modes."""
+    checked = 0
+    for seed in range(40):
+        state = new_game(2, seed)
+        rng = random.Random(seed)
+        while not state.over:
+            me = state.turn % 2
+            obs = state.observation(me)
+            if state.round == 3 and 2 <= len(obs.hand) <= 3:
+                for mode in ("average", "worst"):
+                    bot = load_bot(MCTS, ENDGAME_CARDS=3, ENDGAME_MODE=mode, STRICT=True)
+                    game = bot.determinize(obs, random.Random(0))
+                    assert bot.solvable(obs, game)
+                    actions, values = bot.endgame(game, me, (list(obs.scores), obs.round))
+                    ours = {tuple(bot.NAMES[c] for c in a): v
+                            for a, v in zip(actions, values, strict=True)}
+                    rules = {tuple(str(c) for c in pick):
+                             _rules_reply(state, me, pick, list(state.scores), mode)
+                             for pick in state.legal_picks(me)}
+                    assert ours.keys() == rules.keys()
+                    for pick, value in rules.items():
+                        assert abs(ours[pick] - value) < 1e-9, (seed, mode, pick)
+                    checked += 1
+            picks = [rng.choice(state.legal_picks(s)) for s in range(2)]
+            state = state.apply(picks)
+    assert checked >= 100
