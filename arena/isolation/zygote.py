@@ -150,16 +150,9 @@ class Zygote:
     def alive(self) -> bool:
         return self.popen.poll() is None
 
-    def gone(self, wait: float = 0.0) -> bool:
-        """Whether the zygote has died, waiting up to ``wait`` seconds for its death to show
-        (its sandbox's process, or the zygote inside it)."""
-        end = time.monotonic() + wait
-        while True:
-            if not self.alive or not _running(self.host_pid):
-                return True
-            if time.monotonic() >= end:
-                return False
-            time.sleep(0.005)
+    def gone(self) -> bool:
+        """Whether the zygote has died (its sandbox's process, or the zygote inside it)."""
+        return not self.alive or not _running(self.host_pid)
 
     def spawn(self, *, uid: int | None, limits: dict[str, int], fds: tuple[int, int, int]
               ) -> int:

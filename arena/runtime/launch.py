@@ -31,8 +31,6 @@ __all__ = ["ForkedRunner", "Runner", "SpawnedRunner"]
 
 log = logging.getLogger(__name__)
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-#: How long a forked runner's unreported end waits to learn whether its zygote died too.
-LOST_WAIT = 0.2
 
 
 class Runner:
@@ -171,9 +169,9 @@ class ForkedRunner(Runner):
     def lost_with_host(self) -> bool:
         if self.returncode is not None:
             return self.assumed_exit  # reported by a live zygote: the runner's own end
-        # Not reported yet: a live zygote reports every exit at once, so wait a moment for
-        # either (the zygote's death shows a few milliseconds after its runners').
-        return self.zygote.gone(LOST_WAIT)
+        # Not reported yet (a live zygote reports every exit within moments): is it dead?
+        # Never waited for here: the hub serves every bot of the game meanwhile.
+        return self.zygote.gone()
 
     def locate(self, pump: Callable[[], None] | None = None) -> None:
         end = time.monotonic() + 1.0

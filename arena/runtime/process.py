@@ -13,6 +13,7 @@ process is SIGKILLed with everything it started and reaped later, when it is kno
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import signal
 import time
@@ -239,7 +240,11 @@ class BotProcess:
         self.job = job
         job.send(now)
         if self.death is not None:
-            self.hub.finish(job, self.death)
+            death = self.death
+            if isinstance(death, Ended) and not death.host_lost and self.runner.lost_with_host():
+                # It died between requests as its zygote was dying, before that showed.
+                death = self.death = dataclasses.replace(death, host_lost=True)
+            self.hub.finish(job, death)
             return
         self.hub.started(job)
         if self.channel.write(job.payload):
