@@ -97,6 +97,8 @@ STRICT = False
 #: ``settings.json`` may set ``"endgame_cards"`` and ``"endgame_mode"``.
 ENDGAME_CARDS = int(_SETTINGS.get("endgame_cards", 0))
 ENDGAME_MODE = _SETTINGS.get("endgame_mode", "average")
+#: "model": the opponent's picks drawn this many times from the rollout's opponent models.
+ENDGAME_SAMPLES = 24
 
 DUMPLING_STEP = (1, 2, 3, 4, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 #: Rollout worth of the race cards, flat: the farsighted policy's maki and pudding, and the
@@ -280,7 +282,7 @@ def evaluate(obs, rng, iterations, deadline, hard_deadline):
             own = (INDEX[str(obs.hand[0])],)
     root = determinize(obs, rng)
     if not for_dummy and solvable(obs, root):
-        return endgame(root, me, (list(obs.scores), obs.round))
+        return endgame(root, me, (list(obs.scores), obs.round), rng.random)
     actions = [(c,) for c in sorted(set(root.hands[me]))] if for_dummy else candidates(root, me)
     if len(actions) == 1:
         return actions, [0.0]
@@ -342,30 +344,44 @@ def solvable(obs, g):
     return len(obs.known_hands[other] or ()) == sizes[other]
 
 
-def endgame(g, me, start):
+def endgame(g, me, start, rand=None):
     """Every legal pick of ``me`` (card numbers) and its exact value to the round's end."""
     actions = g.legal(me)
-    return actions, [_reply_value(g, me, a, start) for a in actions]
+    return actions, [_reply_value(g, me, a, start, rand) for a in actions]
 
 
-def _reply_value(g, me, action, start):
-    """The value of ``action`` over the opponent's legal picks (``ENDGAME_MODE``)."""
+def _replies(g, other, rand):
+    """The opponent's picks and their weights (``ENDGAME_MODE``)."""
+    if ENDGAME_MODE != "model":
+        return [(reply, 1.0) for reply in g.legal(other)]
+    counts = {}
+    for _ in range(ENDGAME_SAMPLES):
+        value_fn, noise = draw_models(2, rand)[other]
+        reply = policy(g, other, rand, 0, noise, value_fn)
+        counts[reply] = counts.get(reply, 0) + 1
+    return [(reply, n / ENDGAME_SAMPLES) for reply, n in sorted(counts.items())]
+
+
+def _reply_value(g, me, action, start, rand):
+    """The value of ``action`` over the opponent's picks (``ENDGAME_MODE``)."""
     other = 1 - me
     values = []
-    for reply in g.legal(other):
+    for reply, weight in _replies(g, other, rand):
         child = g.copy()
         picks = [None, None]
         picks[me], picks[other] = action, reply
         child.step(picks)
-        values.append(_solve(child, me, start))
-    return min(values) if ENDGAME_MODE == "worst" else sum(values) / len(values)
+        values.append((_solve(child, me, start, rand), weight))
+    if ENDGAME_MODE == "worst":
+        return min(v for v, _ in values)
+    return sum(v * w for v, w in values) / sum(w for _, w in values)
 
 
-def _solve(g, me, start):
+def _solve(g, me, start, rand):
     """This seat's value of ``g``, with its best picks to the round's end."""
     if g.over or g.round != start[1]:
         return reward(g, me, start[0], start[1])
-    return max(_reply_value(g, me, a, start) for a in g.legal(me))
+    return max(_reply_value(g, me, a, start, rand) for a in g.legal(me))
 
 
 def fade(visits):

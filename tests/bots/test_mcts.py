@@ -124,7 +124,9 @@ def _rules_reply(state: GameState, me: int, mine: Pick, start: list[int], mode: 
 
 def test_the_endgame_solver_values_every_pick_as_the_rules_do() -> None:
     """Two players, the last round's last cards (every card known): the bot's exact values of
-    its picks are the brute-force values of the engine's rules, in both opponent modes."""
+    its picks are the brute-force values of the engine's rules, in both exact opponent modes;
+    with the opponent drawn from the rollout's models, no pick is worth less than its worst
+    case."""
     checked = 0
     for seed in range(40):
         state = new_game(2, seed)
@@ -147,6 +149,12 @@ def test_the_endgame_solver_values_every_pick_as_the_rules_do() -> None:
                     for pick, value in rules.items():
                         assert abs(ours[pick] - value) < 1e-9, (seed, mode, pick)
                     checked += 1
+                    if mode == "worst":  # the opponent drawn from the rollout's models
+                        bot.ENDGAME_MODE = "model"
+                        drawn = bot.endgame(game, me, (list(obs.scores), obs.round),
+                                            random.Random(seed).random)
+                        assert drawn[0] == actions
+                        assert all(d >= w - 1e-9 for d, w in zip(drawn[1], values, strict=True))
             picks = [rng.choice(state.legal_picks(s)) for s in range(2)]
             state = state.apply(picks)
     assert checked >= 100
