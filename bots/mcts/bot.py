@@ -92,9 +92,10 @@ STRICT = False
 #: Two players, every card of the round known (both hands: from the second turn on), and at
 #: most this many cards in hand: the rest of the round is solved exactly instead of sampled
 #: (0: never). This seat's later picks are its best; the opponent's are ENDGAME_MODE:
-#: "average" (each of its legal picks alike) or "worst" (the one worst for this seat). Off as
-#: shipped: against omakase_recursive it gained, against heuristic it lost (docs/ladder.md);
-#: ``settings.json`` may set ``"endgame_cards"`` and ``"endgame_mode"``.
+#: "average" (each of its legal picks alike), "worst" (the one worst for this seat) or "model"
+#: (drawn from the rollout's opponent models). Off as shipped: no mode gained both against
+#: omakase_recursive and against heuristic (docs/ladder.md); ``settings.json`` may set
+#: ``"endgame_cards"`` and ``"endgame_mode"``.
 ENDGAME_CARDS = int(_SETTINGS.get("endgame_cards", 0))
 ENDGAME_MODE = _SETTINGS.get("endgame_mode", "average")
 #: "model": the opponent's picks drawn this many times from the rollout's opponent models.
