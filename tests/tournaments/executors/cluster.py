@@ -137,10 +137,9 @@ class Cluster:
         assert self.second_raylet() is not None
 
     def playing_on_second(self) -> list[int]:
-        """Ray workers of the second node busy with a game (their title names the task)."""
+        """Ray workers of the second node busy with a game."""
         raylet = self.second_raylet()
-        return [pid for pid in _pids()
-                if _cmdline(pid).startswith(b"ray::play_remote") and _parent(pid) == raylet]
+        return [pid for pid, parent in _playing() if parent == raylet]
 
     def kill_head_worker_mid_run(self, alive: Callable[[], bool], stored: Callable[[], int],
                                  at_least: int = 1) -> int:
@@ -151,8 +150,7 @@ class Cluster:
         while True:
             assert alive(), "the run ended before a worker could be killed"
             assert time.monotonic() < deadline, "no game got under way on the head"
-            busy = [pid for pid in _pids() if _cmdline(pid).startswith(b"ray::play_remote")
-                    and _parent(pid) != second]
+            busy = [pid for pid, parent in _playing() if parent != second]
             if busy and stored() >= at_least:
                 os.kill(busy[0], signal.SIGKILL)
                 return busy[0]
@@ -175,6 +173,12 @@ class Cluster:
                 if busy:
                     return len(busy), games
             time.sleep(0.05)
+
+
+def _playing() -> list[tuple[int, int]]:
+    """(pid, parent pid) of every Ray worker busy with a game (its title names the task)."""
+    return [(pid, _parent(pid)) for pid in _pids()
+            if _cmdline(pid).startswith(b"ray::play_remote")]
 
 
 def free_port() -> int:

@@ -23,15 +23,23 @@ ARENA = [sys.executable, "-c", "from cli.main import main; main()"]
 OPTIONS = ["--players", "3", "--seed", "11", "--move-time", "5", "--sandbox", "none", "--quiet"]
 
 
-def run_until_done(command: list[str], cluster: Cluster, stored: Callable[[], int]
-                   ) -> tuple[int, str, int]:
-    """Run ``command`` (a console script), killing the second node mid-run: its exit code,
-    output and the games that were under way on the lost node."""
+def run_until_done(command: list[str], cluster: Cluster, stored: Callable[[], int], *,
+                   kill_a_worker_first: bool = False) -> tuple[int, str, int]:
+    """Run ``command`` (a console script), killing the second node mid-run (first, with
+    ``kill_a_worker_first``, a worker process of the head busy with a game, once a game is
+    stored): its exit code, output and the games that were under way on the lost node."""
     cluster.start_second()
     proc = subprocess.Popen(command, start_new_session=True, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT)
     try:
-        lost, _ = cluster.kill_second_mid_run(lambda: proc.poll() is None, stored)
+        def running() -> bool:
+            return proc.poll() is None
+
+        at_least = 1
+        if kill_a_worker_first:
+            cluster.kill_head_worker_mid_run(running, stored, at_least=1)
+            at_least = 2
+        lost, _ = cluster.kill_second_mid_run(running, stored, at_least=at_least)
         output, _ = proc.communicate(timeout=300)
     finally:
         if proc.poll() is None:
@@ -49,26 +57,11 @@ def test_a_tournament_survives_a_killed_worker_and_a_lost_node(tmp_path: Path,
                    "--workers", "2", "--out", tmp_path / "local")
     assert result.exit_code == 0, result.output
     out = tmp_path / "ray"
-    cluster.start_second()
-    proc = subprocess.Popen(
+    code, output, lost = run_until_done(
         [*ARENA, "tournament", *bots(*names), *OPTIONS, "--cycles", str(cycles), "--executor",
          "ray", "--address", cluster.address, "--out", str(out)],
-        start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    try:
-        def running() -> bool:
-            return proc.poll() is None
-
-        def stored() -> int:
-            return stored_games(out / "tournament.db")
-
-        cluster.kill_head_worker_mid_run(running, stored, at_least=1)
-        lost, _ = cluster.kill_second_mid_run(running, stored, at_least=2)
-        output, _ = proc.communicate(timeout=300)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-    assert proc.returncode == 0, output.decode(errors="replace")
+        cluster, lambda: stored_games(out / "tournament.db"), kill_a_worker_first=True)
+    assert code == 0, output
     assert lost >= 1
     with sqlite3.connect(out / "tournament.db") as conn:
         indexes = [row[0] for row in conn.execute("SELECT idx FROM games ORDER BY idx")]
