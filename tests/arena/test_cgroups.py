@@ -96,6 +96,14 @@ def make(support: CgroupSupport) -> Iterator[Make]:
         cg.remove()
 
 
+def _wait_entered(cg: BotCgroup) -> None:
+    """Wait until wrap()'s shell is in every folder of ``cg`` (it enters them one by one)."""
+    deadline = time.monotonic() + 10
+    while not all(cgroupfs.read_pids(os.path.join(path, "cgroup.procs")) for path in cg.paths):
+        assert time.monotonic() < deadline, f"{cg} was never entered"
+        time.sleep(0.001)
+
+
 def _wait_empty(cg: BotCgroup, timeout: float) -> bool:
     deadline = time.monotonic() + timeout
     while cg.pids():
@@ -449,8 +457,7 @@ def test_remove_of_a_busy_cgroup_warns_and_does_not_raise(
     cg = make()
     proc = subprocess.Popen(cg.wrap(["sleep", "30"]))
     try:
-        while not cg.pids():
-            time.sleep(0.001)
+        _wait_entered(cg)
         cg.remove()
         assert "cannot remove cgroup" in caplog.text
         assert all(os.path.isdir(path) for path in cg.paths)
@@ -472,14 +479,30 @@ def test_cleanup_stale_removes_only_empty_leftovers(support: CgroupSupport, make
     cgroups._live.discard((support.root, busy.name))
     proc = subprocess.Popen(busy.wrap(["sleep", "30"]))
     try:
-        while not busy.pids():
-            time.sleep(0.001)
+        _wait_entered(busy)
         assert cgroups.cleanup_stale(support) == 0  # all younger than a minute
         assert cgroups.cleanup_stale(support, min_age=0) == 2
         for root in roots:
             assert not os.path.exists(os.path.join(root, "stale-a"))
             assert not os.path.exists(os.path.join(root, "stale-b"))
         assert all(os.path.isdir(path) for path in live.paths + busy.paths)
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_cleanup_stale_keeps_a_cgroup_whose_process_is_in_only_some_of_its_folders(
+        support: CgroupSupport, make: Make) -> None:
+    """wrap()'s shell enters one hierarchy at a time: halfway in, no folder of it is stale."""
+    cg = make()
+    if len(cg.paths) < 2:
+        pytest.skip("one folder per cgroup here (cgroup v2)")
+    cgroups._live.discard((support.root, cg.name))
+    proc = subprocess.Popen(["sleep", "30"])
+    try:
+        cgroupfs.write_file(os.path.join(cg.paths[0], "cgroup.procs"), str(proc.pid))
+        cgroups.cleanup_stale(support, min_age=0)
+        assert all(os.path.isdir(path) for path in cg.paths)
     finally:
         proc.kill()
         proc.wait()

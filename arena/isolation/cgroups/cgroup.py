@@ -283,7 +283,10 @@ def cleanup_stale(support: CgroupSupport | None = None, *, min_age: float = STAL
     if support.version is None:
         return 0
     now = time.time()
-    removed: set[str] = set()
+    # One bot cgroup is one name in every hierarchy (v1), entered one hierarchy at a time by
+    # wrap()'s shell: judge it by the name, so a process that is in some of its folders and not
+    # yet in the others keeps all of them.
+    found: dict[str, list[str]] = {}
     for root in dict.fromkeys(root for _, root in support.dirs):
         try:
             entries = list(os.scandir(root))
@@ -291,17 +294,26 @@ def cleanup_stale(support: CgroupSupport | None = None, *, min_age: float = STAL
             log.warning("cannot list %s: %s", root, why(err))
             continue
         for entry in entries:
-            if not entry.is_dir(follow_symlinks=False) or (support.root, entry.name) in _live:
+            if entry.is_dir(follow_symlinks=False) and (support.root, entry.name) not in _live:
+                found.setdefault(entry.name, []).append(entry.path)
+    removed = 0
+    for paths in found.values():
+        try:
+            if any(now - os.stat(path).st_mtime < min_age for path in paths):
                 continue
+            if any(read_file(os.path.join(path, "cgroup.procs")).strip() for path in paths):
+                continue
+        except OSError as err:  # one folder vanished meanwhile: another run is cleaning it
+            if err.errno != errno.ENOENT:
+                log.warning("cannot inspect stale cgroup %s: %s", paths[0], why(err))
+            continue
+        gone = False
+        for path in paths:
             try:
-                if now - entry.stat(follow_symlinks=False).st_mtime < min_age:
-                    continue
-                if read_file(os.path.join(entry.path, "cgroup.procs")).strip():
-                    continue
-                os.rmdir(entry.path)
+                os.rmdir(path)
+                gone = True
             except OSError as err:
                 if err.errno not in (errno.EBUSY, errno.ENOENT):
-                    log.warning("cannot remove stale cgroup %s: %s", entry.path, why(err))
-                continue
-            removed.add(entry.name)
-    return len(removed)
+                    log.warning("cannot remove stale cgroup %s: %s", path, why(err))
+        removed += gone
+    return removed
