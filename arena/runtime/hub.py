@@ -128,16 +128,17 @@ class Hub:
         zygote = self.zygote
         if zygote is None:
             return
+        broken = False  # the zygote broke: every runner it had not reported died with it
         try:
             events = zygote.events()
         except (ZygoteError, ValueError) as err:
+            broken = True
             log.warning("the zygote broke (%s); starting sandboxes one by one", err)
             self.unwatch(zygote.fileno())
             self.unwatch(zygote.log_r)
             self.zygote = None
             zygote.close()
             events = [(ident, "exited", -9) for ident in self._spawns]
-        broken = self.zygote is None
         for ident, key, value in events:
             proc = self._spawns.get(ident)
             if proc is None or not isinstance(proc.runner, ForkedRunner):
@@ -146,7 +147,7 @@ class Hub:
                 proc.runner.spawned(value)
                 continue
             del self._spawns[ident]
-            proc.runner.exited(value, assumed=broken)  # broken: it died with the zygote
+            proc.runner.exited(value, assumed=broken)
             self._on_exit(proc)
 
     def close(self, wait: float = 2.0) -> None:

@@ -45,13 +45,14 @@ def check_invariants(state: GameState) -> None:
     earlier = Counter(c for rnd in state.deals[:len(state.history)] for hand in rnd for c in hand)
     assert Counter(state.discards) == earlier
     # Scores equal a fresh re-scoring of the completed rounds' tableaux.
+    tableaux = [state.round_tableau(r) for r in range(1, len(state.history) + 1)]
     rescored = [0] * rules.seats
-    for r in range(1, len(state.history) + 1):
-        for seat, p in enumerate(score_round(state.round_tableau(r))):
+    for tableau in tableaux:
+        for seat, p in enumerate(score_round(tableau)):
             rescored[seat] += p
     assert list(state.scores) == rescored
-    puddings = [sum(state.round_tableau(r)[s].count(Card.PUDDING)
-                    for r in range(1, len(state.history) + 1)) for s in range(rules.seats)]
+    puddings = [sum(tableau[s].count(Card.PUDDING) for tableau in tableaux)
+                for s in range(rules.seats)]
     assert list(state.puddings) == puddings
     # Known hands never hold a card the seat cannot know.
     for seat in state.acting_seats:
