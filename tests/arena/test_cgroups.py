@@ -99,7 +99,7 @@ def make(support: CgroupSupport) -> Iterator[Make]:
 def _wait_entered(cg: BotCgroup) -> None:
     """Wait until wrap()'s shell is in every folder of ``cg`` (it enters them one by one)."""
     deadline = time.monotonic() + 10
-    while not all(cgroupfs.read_pids(os.path.join(path, "cgroup.procs")) for path in cg.paths):
+    while not all(cgroupfs.read_pids(procs) for procs in cg._procs_files()):
         assert time.monotonic() < deadline, f"{cg} was never entered"
         time.sleep(0.001)
 
@@ -500,7 +500,7 @@ def test_cleanup_stale_keeps_a_cgroup_whose_process_is_in_only_some_of_its_folde
     cgroups._live.discard((support.root, cg.name))
     proc = subprocess.Popen(["sleep", "30"])
     try:
-        cgroupfs.write_file(os.path.join(cg.paths[0], "cgroup.procs"), str(proc.pid))
+        cgroupfs.write_file(cg._procs_files()[0], str(proc.pid))
         cgroups.cleanup_stale(support, min_age=0)
         assert all(os.path.isdir(path) for path in cg.paths)
     finally:
