@@ -96,9 +96,13 @@ def new_command(
     sizes = config.players
     shown = safe_text(str(directory))
     limits = config.bot_limits
-    typer.echo(f"league: {shown} ({'/'.join(map(str, sizes))}-player tables, seed "
-               f"{config.seed}" + (f", variants {', '.join(config.variant_names)}"
-                                   if config.variant else "") + ")")
+    # A seed drawn here is the league's secret until it is closed (INTERFACES.md, Leagues);
+    # one given with --seed is the organiser's own already.
+    drawn = (f"seed {config.seed}" if seed is not None
+             else "a random seed, kept secret until the league is closed")
+    typer.echo(f"league: {shown} ({'/'.join(map(str, sizes))}-player tables, {drawn}"
+               + (f", variants {', '.join(config.variant_names)}" if config.variant else "")
+               + ")")
     typer.echo(f"bots: at most {limits.max_bytes / (1 << 20):g} MiB and {limits.max_files} "
                f"files each; they may import {packages_text(allowed)}")
     typer.echo(seating_rule(sizes))
@@ -153,6 +157,27 @@ def retire_command(
             fail(safe_text(str(err)))
     typer.echo(f"retired {safe_text(entry.name)} (version {entry.version}); "
                "arena league add it again to bring it back")
+
+
+@league_app.command("close", cls=Command)
+def close_command(directory: DirArgument) -> None:
+    """Close the league for good: no more games are played in it, and its seed (from which
+    every deal and the bots' random seeds follow) is published with its leaderboard."""
+    with _open(directory) as store:
+        if store.meta_value("final_schedule") is not None:
+            fail("this is a final evaluation: close the league it belongs to")
+        at = store.close_league()
+        seed = store.config().seed
+        try:
+            write_rankings(directory, store.ranking())
+        except (StoreError, sqlite3.Error, OSError) as err:
+            fail(safe_text(f"the league is closed, but its ranking files were not "
+                           f"rewritten: {err}"))
+    shown = safe_text(str(directory))
+    typer.echo(f"closed {shown} (at {at}): no more games are played in it; its seed, now "
+               f"published, is {seed}")
+    typer.echo(f"leaderboard: {shown}/ranking.json (arena rank {shown}, "
+               f"arena publish {shown} --site SITE)")
 
 
 @league_app.command("run", cls=Command)

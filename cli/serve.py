@@ -44,9 +44,10 @@ from tournaments import (
     check_executor,
     check_runnable,
     is_league,
+    league_random_seed,
     packages_text,
-    random_seed,
     seating_problem,
+    weak_seed,
 )
 
 __all__ = ["serve_command"]
@@ -98,8 +99,8 @@ def _prepare(directory: Path, players: list[int] | None, allow_package: list[str
     extra, allowed = packages_value(allow_package)
     try:
         if not is_league(directory):
-            config = LeagueConfig(players=_sizes(players, LeagueConfig()), seed=random_seed(),
-                                  packages=extra,
+            config = LeagueConfig(players=_sizes(players, LeagueConfig()),
+                                  seed=league_random_seed(), packages=extra,
                                   bot_limits=bot_limits(max_bot_mb, max_bot_files))
             LeagueStore.create(directory, config).close()
             typer.echo(f"new league: {safe_text(str(directory))} "
@@ -118,6 +119,14 @@ def _prepare(directory: Path, players: list[int] | None, allow_package: list[str
                 typer.echo("the league's settings changed (--players, --allow-package, "
                            "--max-bot-mb, --max-bot-files): new submissions and games "
                            "follow them")
+            if weak_seed(wanted.seed) and store.closed() is None:
+                # Strangers play here: a seed chosen by hand (or drawn by an older arena, and
+                # shown) would let them work out every deal. New games follow a secret one.
+                store.set_seed(league_random_seed())
+                wanted = store.config()
+                typer.echo("the league's seed could be searched for (chosen with --seed, or "
+                           "drawn by an older arena, which showed it): games from now on "
+                           "follow a new, secret one")
             store.set_packages(allowed)
             problem = seating_problem(wanted.players, store.entries.all())
     except (StoreError, OSError, sqlite3.Error) as err:

@@ -98,7 +98,8 @@ def summary_text(ranking: Ranking) -> str:
     parts += [f"{sizes}-player tables"]
     if ranking.league is None:
         parts += [f"{t.schedule} schedule", f"{t.cycles} cycle(s)"]
-    parts += [f"seed {t.seed}", f"{t.move_time:g} s per pick"]
+    parts += [f"seed {t.seed}" if t.seed is not None else "seed kept secret until the league "
+              "closes", f"{t.move_time:g} s per pick"]
     if t.variant:
         parts.append("variants: " + ", ".join(t.variant))
     return " · ".join(parts)

@@ -113,7 +113,7 @@ if TYPE_CHECKING:
     )
     from tournaments.schedule import GAMES_PER_BOT, ScheduleKind
     from tournaments.seating import authors, seating_problem, seating_rule
-    from tournaments.settings import DEFAULT_PLAYERS, random_seed
+    from tournaments.settings import DEFAULT_PLAYERS, league_random_seed, random_seed, weak_seed
     from tournaments.store.backup import Backup, backup_league, restore_league
     from tournaments.store.database import StoredGame, StoreError
     from tournaments.store.entries import Entry
@@ -161,7 +161,8 @@ _EXPORTS: dict[str, str] = {
                      "write_rankings"), "tournaments.report"),
     **dict.fromkeys(("GAMES_PER_BOT", "ScheduleKind"), "tournaments.schedule"),
     **dict.fromkeys(("authors", "seating_problem", "seating_rule"), "tournaments.seating"),
-    **dict.fromkeys(("DEFAULT_PLAYERS", "random_seed"), "tournaments.settings"),
+    **dict.fromkeys(("DEFAULT_PLAYERS", "league_random_seed", "random_seed", "weak_seed"),
+                    "tournaments.settings"),
     **dict.fromkeys(("Backup", "backup_league", "restore_league"), "tournaments.store.backup"),
     **dict.fromkeys(("StoredGame", "StoreError"), "tournaments.store.database"),
     "Entry": "tournaments.store.entries",
@@ -186,11 +187,12 @@ __all__ = [
     "check_options", "check_packages", "check_runnable", "compare_bots", "comparison_design",
     "comparison_progress", "comparison_summary", "confidence_text", "core_share",
     "core_share_warning", "create_final", "final_ranking", "final_state", "format_duration",
-    "is_league", "make_executor", "make_progress", "new_league", "open_store", "packages_text",
+    "is_league", "league_random_seed", "make_executor", "make_progress", "new_league",
+    "open_store", "packages_text",
     "play_batch", "play_final", "play_game", "prepare_compare", "prepare_game",
     "prepare_tournament", "random_seed", "rank_directory", "ranking_csv", "ranking_json",
     "ranking_markdown", "ranking_table", "restore_league", "round_robin_games", "run_tournament",
-    "seating_problem", "seating_rule", "stored_kind", "write_rankings",
+    "seating_problem", "seating_rule", "stored_kind", "weak_seed", "write_rankings",
 ]
 
 

@@ -38,12 +38,11 @@ from tournaments.ranking import Ranking
 from tournaments.seating import seating_problem
 from tournaments.store.batches import PlannedGame
 from tournaments.store.entries import Entry
-from tournaments.store.league import LeagueStore, is_league
+from tournaments.store.league import FINAL_DIR, LeagueStore, is_league
 
 __all__ = ["FINAL_DIR", "FinalSchedule", "FinalState", "create_final", "final_ranking",
            "final_state", "play_final", "round_robin_games"]
 
-FINAL_DIR = "final"
 #: The largest round robin planned (games of one cycle).
 MAX_ROUND_ROBIN = 1_000_000
 #: Reading back the league's copies (it checked them on entry; its limits may be lower now).
@@ -94,8 +93,10 @@ def round_robin_games(sizes: Sequence[int], entries: Sequence[Entry]) -> int:
 
 
 def _seed(config: LeagueConfig) -> int:
+    """The final's own seed: a 128-bit hash of the league's (as hard to search as a league's
+    random seed)."""
     text = f"sushi-go-league/{config.seed}/final".encode()
-    return int.from_bytes(hashlib.sha256(text).digest()[:4], "big")
+    return int.from_bytes(hashlib.sha256(text).digest()[:16], "big")
 
 
 def create_final(directory: Path, *, games: int, schedule: FinalSchedule) -> FinalState:

@@ -45,7 +45,7 @@ from tournaments.matchmaking import (
 from tournaments.packages import AllowedPackage
 from tournaments.progress import NoProgress, ProgressView
 from tournaments.rating import Ratings
-from tournaments.settings import DEFAULT_PLAYERS, random_seed
+from tournaments.settings import DEFAULT_PLAYERS, league_random_seed
 from tournaments.store.batches import Batch, PlannedGame
 from tournaments.store.entries import Entry
 from tournaments.store.league import LeagueStore
@@ -73,9 +73,10 @@ class BatchReport:
 
 
 def league_seed(seed: int, deal: int) -> int:
-    """The seed of a league's ``deal``-th deal: a 32-bit hash of the league's seed."""
+    """The seed of a league's ``deal``-th deal: a 64-bit hash of the league's seed (shown with
+    the game's record: it says nothing of the league's seed or of another deal's)."""
     text = f"sushi-go-league/{seed}/{deal}".encode()
-    return int.from_bytes(hashlib.sha256(text).digest()[:4], "big")
+    return int.from_bytes(hashlib.sha256(text).digest()[:8], "big")
 
 
 def bot_specs(store: LeagueStore, entries: Sequence[Entry]) -> list[BotSpec]:
@@ -118,6 +119,9 @@ def play_batch(store: LeagueStore, executor: Executor, *, games: int,
     """Finish the unfinished batch if there is one, else start a batch of ``games`` games
     (stopping early once the leaderboard is ordered with ``confidence``)."""
     config = store.config()
+    closed = store.closed()
+    if closed is not None:
+        raise LeagueError(f"no more games in this league: {closed}")
     entries = store.entries.all()
     batch = store.batches.unfinished()
     resumed = batch is not None
@@ -261,7 +265,7 @@ def new_league(directory: Path, *, players: Sequence[int] = (), seed: int | None
             raise RequestError(f"--players must be between 2 and 5, not {n}")
     if dummy and sizes != (2,):
         raise RequestError("--variant two-player-dummy needs --players 2")
-    config = LeagueConfig(players=sizes, seed=random_seed() if seed is None else seed,
+    config = LeagueConfig(players=sizes, seed=league_random_seed() if seed is None else seed,
                           variant=chosen, move_time=check_move_time(move_time), packages=extra,
                           bot_limits=bot_limits or BotLimits())
     with LeagueStore.create(directory, config) as store:

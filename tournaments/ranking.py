@@ -68,7 +68,7 @@ class TournamentSummary:
 
     players: tuple[int, ...]
     cycles: int
-    seed: int
+    seed: int | None            #: None: a league's, kept secret while it can still play
     schedule: str
     games: int | None
     variant: tuple[str, ...]

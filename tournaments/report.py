@@ -99,7 +99,7 @@ def _summary(ranking: Ranking) -> str:
         off = len(ranking.retired)
         return _shown(f"league: {ranking.games} games{done}, {league.active} active entries"
                       + (f" ({off} retired or replaced, listed apart)" if off else "")
-                      + f", {sizes}-player tables, seed {t.seed}{variant}")
+                      + f", {sizes}-player tables, {_seed_text(t.seed)}{variant}")
     return _shown(f"{ranking.games} games{done}, {sizes}-player tables, {t.schedule}, "
                   f"{t.cycles} cycle(s), seed {t.seed}{variant}")
 
@@ -215,6 +215,11 @@ def _terminal_rows(ranking: Ranking) -> list[list[str]]:
             confidence_text(bot.confidence), faults, time_text(bot),
         ])
     return rows
+
+
+def _seed_text(seed: int | None) -> str:
+    """The seed as a ranking's header says it (a league's is secret until it is closed)."""
+    return f"seed {seed}" if seed is not None else "seed kept secret until the league closes"
 
 
 def ranking_table(ranking: Ranking) -> str:

@@ -31,7 +31,7 @@ from tournaments.packages import AllowedPackage, PackageError, allowed_packages,
 from tournaments.schedule import ScheduleKind, default_cycles
 
 __all__ = ["DEFAULT_PLAYERS", "RunSettings", "SettingsError", "bot_entry",
-           "random_seed"]
+           "random_seed", "league_random_seed", "weak_seed", "LEAGUE_SEED_BITS"]
 
 #: Seats per table when none are asked for (fewer when fewer bots enter).
 DEFAULT_PLAYERS = 4
@@ -44,6 +44,24 @@ class SettingsError(ValueError):
 def random_seed() -> int:
     """A fresh tournament seed: 52 random bits (exact in a JSON number and a float)."""
     return secrets.randbits(52)
+
+
+#: Bits of a league's seed drawn at random: a league is played for weeks while participants
+#: see its games and what their bots can read (the deal seeds of finished games, their own
+#: ``random`` seeds), all derived from the seed by hashes: a search over every possible seed
+#: must stay out of reach (2**128), where 52 bits are days of a GPU.
+LEAGUE_SEED_BITS = 128
+
+
+def league_random_seed() -> int:
+    """A fresh league seed: :data:`LEAGUE_SEED_BITS` random bits."""
+    return secrets.randbits(LEAGUE_SEED_BITS)
+
+
+def weak_seed(seed: int) -> bool:
+    """Whether a league's seed is short enough to be found by a search (under 64 bits: chosen
+    by hand with ``--seed``, or drawn by an older arena)."""
+    return abs(seed) < 1 << 64
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tournaments.store.database import now
+from tournaments.store.database import now, seed_from_db, seed_to_db
 
 __all__ = ["BATCHES_TABLES", "Batch", "Batches", "PlannedGame"]
 
@@ -101,7 +101,7 @@ class Batches:
             self._conn.executemany(
                 "INSERT INTO planned (idx, batch, round, deal, seats, seed) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
-                [(g.index, g.batch, g.round, g.deal, json.dumps(list(g.seats)), g.seed)
+                [(g.index, g.batch, g.round, g.deal, json.dumps(list(g.seats)), seed_to_db(g.seed))
                  for g in games])
 
     def planned(self, batch: int | None = None, *, after: int = -1) -> list[PlannedGame]:
@@ -127,7 +127,7 @@ class Batches:
     def _select(self, where: str, args: tuple[object, ...] = ()) -> list[PlannedGame]:
         rows = self._conn.execute("SELECT idx, batch, round, deal, seats, seed FROM planned "
                                   f"{where} ORDER BY idx", args)
-        return [PlannedGame(idx, b, r, deal, tuple(json.loads(seats)), seed)
+        return [PlannedGame(idx, b, r, deal, tuple(json.loads(seats)), seed_from_db(seed))
                 for idx, b, r, deal, seats, seed in rows]
 
     def next_index(self) -> tuple[int, int]:

@@ -286,6 +286,17 @@ class GameDatabase:
         self.close()
 
 
+def seed_to_db(seed: int) -> int:
+    """A deal's seed (up to 64 bits, unsigned) as SQLite keeps it: a signed 64-bit integer
+    (its two's complement from 2**63 on)."""
+    return seed - (1 << 64) if seed >= 1 << 63 else seed
+
+
+def seed_from_db(value: int) -> int:
+    """A deal's seed as :func:`seed_to_db` stored it."""
+    return value + (1 << 64) if value < 0 else value
+
+
 _INSERT = ("INSERT INTO games (idx, seed, seats, scores, places, faults, seconds, pick_seconds, "
            "record, finished_at, timing) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 
@@ -293,8 +304,9 @@ _INSERT = ("INSERT INTO games (idx, seed, seats, scores, places, faults, seconds
 def _row(game: StoredGame, record: GameRecord) -> tuple[object, ...]:
     """A stored game's row of the games table (the record compressed)."""
     blob = zlib.compress(json.dumps(record.to_json(), separators=(",", ":")).encode(), 6)
-    return (game.index, game.seed, json.dumps(list(game.seats)), json.dumps(list(game.scores)),
-            json.dumps(list(game.places)), json.dumps([f.to_json() for f in game.faults]),
+    return (game.index, seed_to_db(game.seed), json.dumps(list(game.seats)),
+            json.dumps(list(game.scores)), json.dumps(list(game.places)),
+            json.dumps([f.to_json() for f in game.faults]),
             game.seconds, json.dumps(list(game.pick_seconds)), blob,
             datetime.now(UTC).isoformat(timespec="milliseconds"),
             json.dumps([t.to_json() for t in game.timing]))
@@ -303,7 +315,7 @@ def _row(game: StoredGame, record: GameRecord) -> tuple[object, ...]:
 def _stored_game(idx: int, seed: int, seats: str, scores: str, places: str, faults: str,
                  seconds: float, picks: str, times: str) -> StoredGame:
     """The stored game a row of the games table holds."""
-    return StoredGame(idx, seed, _ints(seats), _ints(scores), _ints(places),
+    return StoredGame(idx, seed_from_db(seed), _ints(seats), _ints(scores), _ints(places),
                       tuple(RecordFault.from_json(f) for f in json.loads(faults)),
                       float(seconds), tuple(float(s) for s in json.loads(picks)),
                       tuple(_seat_timing(t) for t in json.loads(times)))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
@@ -31,9 +32,11 @@ from tournaments.store.entries import ENTRIES_TABLE, Entries, Entry
 from tournaments.store.standings import STANDINGS_TABLES, Standings
 from tournaments.tally import Tally
 
-__all__ = ["BOTS_DIR", "DB_NAME", "FORMAT", "LeagueStore", "is_league"]
+__all__ = ["BOTS_DIR", "DB_NAME", "FINAL_DIR", "FORMAT", "LeagueStore", "is_league"]
 
 DB_NAME = "league.db"
+#: A league's final evaluation: a league of its own in this folder of the league's.
+FINAL_DIR = "final"
 BOTS_DIR = "bots"
 FORMAT = "sushi-go-league-db/1"
 _META = "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
@@ -113,6 +116,39 @@ class LeagueStore(GameDatabase):
         """Change the league's settings (``arena serve`` with other packages or limits)."""
         self._set_meta("config", json.dumps(config.to_json(), sort_keys=True))
 
+    # ------------------------------------------------------------------ closing
+    def closed(self) -> str | None:
+        """Why no game is played with this league's seed any more (None: games may be). A
+        league is closed by its organiser (:meth:`close_league`) or when its final evaluation
+        is over (a final: when its games are all played); then, and only then, its seed is
+        shown."""
+        at = self.meta_value("closed_at")
+        if at is not None:
+            return f"the league was closed at {at}"
+        if self.meta_value("final_schedule") is not None:       # this is a final
+            over = self.batches.count() > 0 and self.batches.unfinished() is None
+            return "the final evaluation is over" if over else None
+        final = self.directory / FINAL_DIR
+        if is_league(final):
+            with LeagueStore.open(final) as store:
+                if store.closed() is not None:
+                    return "its final evaluation is over"
+        return None
+
+    def close_league(self) -> str:
+        """Close the league for good (the writer's): no more games, and its seed is
+        published; when it was closed."""
+        at = self.meta_value("closed_at")
+        if at is None:
+            at = now()
+            self._set_meta("closed_at", at)
+        return at
+
+    def set_seed(self, seed: int) -> None:
+        """A new seed for the games not planned yet (the writer's: ``arena serve`` replaces a
+        seed that could be searched)."""
+        self.set_config(replace(self.config(), seed=seed))
+
     # ------------------------------------------------------------------ games
     def add(self, game: PlannedGame, outcome: GameOutcome) -> StoredGame:
         """Store one finished game and commit it; the game as stored."""
@@ -168,7 +204,9 @@ class LeagueStore(GameDatabase):
         entries = self.entries.all()
         tally = self.standings.tally(len(entries), history=history, since=since)
         planned = self.batches.count_planned()
-        summary = TournamentSummary(config.players, 0, config.seed, "league", None,
+        # The seed is the league's secret while games can be played with it (INTERFACES.md).
+        seed = config.seed if self.closed() is not None else None
+        summary = TournamentSummary(config.players, 0, seed, "league", None,
                                     config.variant_names, config.move_time)
         league = LeagueSummary(len(entries), sum(e.active for e in entries),
                                self.batches.count(), planned - tally.games)
