@@ -117,3 +117,19 @@ def test_nothing_a_participant_can_fetch_predicts_the_next_deal(season, tmp_path
                                              "closed at"):
             play_batch(store, LocalExecutor(ArenaOptions(), 1, pool_factory=fake_pool),
                        games=3)
+
+
+def test_serving_a_league_whose_seed_could_be_searched_draws_a_secret_one(tmp_path, capsys):
+    from cli.serve import _prepare
+
+    folder = tmp_path / "lg"
+    new_league(folder, players=(3,), seed=11)            # an organiser's test league
+    _prepare(folder, None, None, None, None)
+    with LeagueStore.open(folder) as store:
+        drawn = store.config().seed
+    assert drawn != 11 and drawn.bit_length() > LEAGUE_SEED_BITS - 16
+    assert "games from now on follow a new, secret one" in capsys.readouterr().out
+    _prepare(folder, None, None, None, None)              # a strong seed stays as it is
+    with LeagueStore.open(folder) as store:
+        assert store.config().seed == drawn
+    assert "secret one" not in capsys.readouterr().out

@@ -63,6 +63,15 @@ def test_a_user_runs_a_league(tmp_path):
     assert {(r["name"], r["status"]) for r in ranking["retired"]} == {
         ("last@v1", "replaced"), ("lucky", "retired")}
     assert len(list((lg / "bots").glob("*.py"))) == 6
+    # The seed is the league's secret until the league is closed; then it is published.
+    assert ranking["tournament"]["seed"] is None
+    assert "seed kept secret until the league closes" in arena("rank", lg).output
+    result = arena("league", "close", lg)
+    assert result.exit_code == 0 and "its seed, now published, is 11" in result.output
+    assert json.loads((lg / "ranking.json").read_text())["tournament"]["seed"] == 11
+    assert "seed 11" in arena("rank", lg).output
+    assert "no more games in this league: the league was closed at" in one_line_error(
+        arena("league", "run", lg, "--games", "3", *FAST))
 
 
 @pytest.mark.parametrize(("args", "message"), [
@@ -86,7 +95,9 @@ def test_one_line_errors(tmp_path, args, message):
     empty.mkdir()
     bad = tmp_path / "bad.py"
     bad.write_text("def pick(obs:\n")
-    assert arena("league", "new", lg).exit_code == 0
+    made = arena("league", "new", lg)
+    assert made.exit_code == 0 and "a random seed, kept secret until the league is closed" \
+        in made.output
     assert arena("league", "add", lg, "random").exit_code == 0
     paths = {"lg": lg, "empty": empty, "bad": bad, "x": tmp_path / "x", "y": tmp_path / "y"}
     result = arena(*[a.format(**paths) for a in args])
