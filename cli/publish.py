@@ -66,3 +66,8 @@ def publish_command(
         fail(safe_text(str(err)))
     typer.echo(f"site: {safe_text(str(done.out))}/index.html ({done.bots} bots, "
                f"{done.games} games, {done.replays} replay pages, {done.bytes / 1e6:.1f} MB)")
+    if done.final is not None:
+        final = done.final
+        typer.echo(f"the final evaluation: {safe_text(str(final.out))}/index.html "
+                   f"({final.bots} bots, {final.games} games, {final.replays} replay pages), "
+                   "linked from the leaderboard")

@@ -14,9 +14,11 @@ from arena import safe_text
 from cli.common import fail
 from cli.tournament import RESULTS_DIR
 from tournaments import (
+    FINAL_DIR,
     StoreError,
     TournamentStore,
     core_share_warning,
+    final_state,
     rank_directory,
     ranking_csv,
     ranking_json,
@@ -65,10 +67,32 @@ def rank_command(
     write: Annotated[bool, typer.Option(
         "--write", help="Also rewrite ranking.json, ranking.md and ranking.csv in DIRECTORY.")
     ] = False,
+    final: Annotated[bool, typer.Option(
+        "--final", help="A league's final evaluation (arena league final, or the server's) "
+        "instead of its leaderboard.")] = False,
 ) -> None:
     """Print a tournament's ranking, or a league's leaderboard, again from its database
     (finished or not). A league's retired entries and earlier versions are listed apart."""
     directory = _latest(directory)
+    note = None
+    try:
+        state = final_state(directory)
+    except (StoreError, sqlite3.Error):
+        state = None
+    shown = safe_text(str(directory))
+    if final:
+        if state is None:
+            fail(f"{shown} has no final evaluation (arena league final {shown} --games N "
+                 "plays one)")
+        directory = directory / FINAL_DIR
+        if not state.done:
+            note = (f"the final evaluation has played {state.played} of {state.games} games: "
+                    "this is its leaderboard so far")
+    elif state is not None:
+        note = (f"the final evaluation is over: arena rank {shown} --final shows the final "
+                "leaderboard" if state.done else
+                f"the final evaluation plays ({state.played} of {state.games} games): arena "
+                f"rank {shown} --final shows its leaderboard so far")
     try:
         ranking = rank_directory(directory)
         if write:
@@ -88,3 +112,5 @@ def rank_command(
     warning = core_share_warning(ranking)
     if warning is not None:
         typer.echo(safe_text(warning), err=True)
+    if note is not None:
+        typer.echo(f"({note})", err=True)

@@ -8,6 +8,8 @@ Layout of the output folder::
     games/index.html           every game (of a big tournament or league: a limited list)
     games/game-000001.html     replay pages (a limited number by default)
     assets/                    site.css, sort.js, replay.js
+    final/                     a league's final evaluation once it is over: a site of its own
+                               (the same layout), linked from the leaderboard page
 
 A single game record's site (:func:`write_record_site`) is its replay as ``index.html`` and
 the assets.
@@ -36,6 +38,7 @@ from publish.html import slugs
 from publish.pages import Site, games_page, index_page, replay_name, replay_page
 from publish.replay import replay_data
 from publish.replaypage import NotARecord, read_record, record_page
+from tournaments import FINAL_DIR, final_state
 
 __all__ = ["PublishError", "Published", "write_record_site", "write_site", "DEFAULT_REPLAYS",
            "MARKER", "ASSETS"]
@@ -45,6 +48,10 @@ DEFAULT_REPLAYS = 200
 #: File that marks a folder as made by ``arena publish`` (so it may be replaced).
 MARKER = ".arena-publish"
 ASSETS = ("site.css", "sort.js", "replay.js")
+#: A league's leaderboard page, once its final evaluation is over, starts with this.
+FINAL_LINK = (f'<p class="note" id="final-link">The season is over: <a href="{FINAL_DIR}/'
+              'index.html">the final leaderboard</a> (its own games, bot pages and replays).'
+              '</p>')
 
 
 class PublishError(RuntimeError):
@@ -61,6 +68,7 @@ class Published:
     replays: int
     skipped: tuple[str, ...]    #: games whose record could not be replayed, with the reason
     bytes: int
+    final: Published | None = None   #: a league's final evaluation, once it is over (final/)
 
 
 def _prepare(out: Path, folders: tuple[str, ...] = ("assets", "bots", "games")) -> None:
@@ -70,7 +78,7 @@ def _prepare(out: Path, folders: tuple[str, ...] = ("assets", "bots", "games")) 
         raise PublishError(f"{out} is not empty and was not made by arena publish; "
                            "choose an empty or new folder")
     out.mkdir(parents=True, exist_ok=True)
-    for sub in ("assets", "bots", "games"):
+    for sub in ("assets", "bots", "games", FINAL_DIR):
         if (out / sub).is_dir():
             shutil.rmtree(out / sub)
     (out / MARKER).write_text("made by arena publish; this folder is replaced on the next "
@@ -130,12 +138,18 @@ def write_site(directory: Path, out: Path, *, replays: int | None = DEFAULT_REPL
     for bot in data.bots:
         size += _write(out / "bots" / f"{site.slugs[bot.name]}.html", bot_page(site, bot))
     size += _write(out / "games" / "index.html", games_page(site))
-    size += _write(out / "index.html", index_page(site))
+    final = None
+    state = final_state(directory) if data.league else None
+    if state is not None and state.done:     # the season's result: its own site, linked
+        final = write_site(directory / FINAL_DIR, out / FINAL_DIR, replays=replays, warn=warn)
+    size += _write(out / "index.html", index_page(site) if final is None else index_page(
+        site).replace("<main>\n", f"<main>\n{FINAL_LINK}\n", 1))
     size += _assets(out)
     if warn:
         for line in skipped:
             print(f"warning: no replay for {line}", file=sys.stderr)
-    return Published(out, len(data.bots), len(data.games), len(made), tuple(skipped), size)
+    return Published(out, len(data.bots), len(data.games), len(made), tuple(skipped), size,
+                     final)
 
 
 def write_record_site(record: Path, out: Path) -> Published:

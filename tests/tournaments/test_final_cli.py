@@ -39,3 +39,19 @@ def test_a_league_ends_with_a_final_played_round_robin(tmp_path):
     assert again.returncode == 0 and "the final leaderboard (12 games):" in again.stdout
     ranked = json.loads(arena("rank", str(lg / "final"), "--format", "json").stdout)
     assert ranked["games"] == 12
+    # The season's result reaches `arena rank` and `arena publish` of the league itself; the
+    # league counts as closed, so its seed (and the final's) is published now.
+    assert json.loads(arena("rank", str(lg), "--final", "--format", "json").stdout) == ranked
+    assert ranked["tournament"]["seed"] is not None
+    league = arena("rank", str(lg), "--format", "json")
+    assert json.loads(league.stdout)["tournament"]["seed"] == 4
+    assert f"the final evaluation is over: arena rank {lg} --final" in league.stderr
+    published = arena("publish", str(lg), "--site", str(tmp_path / "site"))
+    assert published.returncode == 0, published.stderr
+    assert "the final evaluation: " in published.stdout
+    assert 'href="final/index.html">the final leaderboard' in (
+        tmp_path / "site" / "index.html").read_text()
+    final_page = (tmp_path / "site" / "final" / "index.html").read_text()
+    assert all(bot["name"] in final_page for bot in final["bots"])
+    assert "no more games in this league: its final evaluation is over" in arena(
+        "league", "run", str(lg), "--games", "3", "--sandbox", "none").stderr

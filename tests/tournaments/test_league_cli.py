@@ -89,6 +89,7 @@ def test_a_user_runs_a_league(tmp_path):
     (("league", "add", "{lg}", "random", "--author", "a\x1bb"), "--author:"),
     (("league", "run", "{lg}", "--games", "4", "--confidence", "0.8"),
      "--confidence needs --until-confident"),
+    (("rank", "{lg}", "--final"), "has no final evaluation (arena league final"),
 ])
 def test_one_line_errors(tmp_path, args, message):
     lg, empty = tmp_path / "lg", tmp_path / "empty"
