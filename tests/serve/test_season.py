@@ -89,7 +89,8 @@ def test_a_season_from_submissions_to_the_published_final(tmp_path):
 
         # The deadline passes: submissions are refused, saying so.
         status, season = server.request(
-            "POST", "/api/season", json.dumps({"deadline": "2020-01-01T00:00Z"}).encode(),
+            "POST", "/api/season",
+            json.dumps({"deadline": "2020-01-01T00:00Z", "past": True}).encode(),
             bearer(organiser))
         assert (status, season["phase"]) == (200, "closed")
         done = submit(server.url, tmp_path / "ann_bot.py", tokens["ann"])
