@@ -18,6 +18,7 @@ import threading
 import time
 import traceback
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 __all__ = ["CrashLog", "MAX_KINDS", "SHORT_LINES", "WINDOW_SECONDS"]
@@ -42,8 +43,10 @@ class CrashLog:
     """Logs requests that failed on ``log`` (thread-safe); see the module's doc."""
 
     def __init__(self, log: logging.Logger, *, window: float = WINDOW_SECONDS,
-                 short_lines: int = SHORT_LINES) -> None:
+                 short_lines: int = SHORT_LINES,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.log = log
+        self.clock = clock
         self.window = window
         self.short_lines = short_lines
         self._kinds: OrderedDict[tuple[str, str, int], _Kind] = OrderedDict()
@@ -56,7 +59,7 @@ class CrashLog:
         where = (frames[-1].filename, frames[-1].lineno or 0) if frames else ("?", 0)
         key = (type(exc).__qualname__, *where)
         shown = f"{method} {path[:200]}"
-        now = time.monotonic()
+        now = self.clock()
         with self._lock:
             kind = self._kinds.get(key)
             if kind is None or now - kind.logged_at >= self.window:
