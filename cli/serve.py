@@ -225,6 +225,22 @@ def serve_command(
         sock.close()
 
 
+class _Logged(logging.Filter):
+    """Drops uvicorn's traceback of a request that failed: the app's handler logged it
+    already, once per kind and window (:mod:`serve.crashes`), and answered it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Exception in ASGI application")
+
+
+def _quiet_uvicorn() -> None:
+    """Keep uvicorn from logging each failed request's traceback again (after its config set
+    up its loggers)."""
+    logger = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, _Logged) for f in logger.filters):
+        logger.addFilter(_Logged())
+
+
 def _new_organiser_token(directory: Path) -> None:
     """Replace the organiser's token of the league in ``directory`` and print the new one."""
     from serve.accounts import Accounts
@@ -306,9 +322,10 @@ def _serve(sock: socket.socket, directory: Path, host: str, port: int,
     # uvicorn stops on SIGINT/SIGTERM, then raises the signal again under our handlers: a
     # KeyboardInterrupt here either way, so both end alike.
     previous = signal.signal(signal.SIGTERM, interrupt)
+    http = uvicorn.Config(app, log_level="warning", access_log=False)
+    _quiet_uvicorn()
     try:
-        uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False)).run(
-            sockets=[sock])
+        uvicorn.Server(http).run(sockets=[sock])
     except KeyboardInterrupt:
         pass
     finally:

@@ -165,6 +165,26 @@ def test_the_rotation_defaults_and_options(monkeypatch):
         assert option in result.output
 
 
+def test_uvicorn_does_not_log_a_failed_requests_traceback_again():
+    import uvicorn
+
+    uvicorn.Config(lambda *a: None, log_level="warning")      # sets its loggers up
+    cli_serve._quiet_uvicorn()
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    logger = logging.getLogger("uvicorn.error")
+    logger.addHandler(handler)
+    try:
+        try:
+            raise RuntimeError("boom")
+        except RuntimeError:
+            logger.exception("Exception in ASGI application\n")
+        logger.error("something else")
+    finally:
+        logger.removeHandler(handler)
+    assert stream.getvalue() == "something else\n"
+
+
 # ---------------------------------------------------------------------- smaller points
 def test_the_status_counts_an_entry_at_once(server):  # noqa: F811
     ann, bob = participant(server, "ann"), participant(server, "bob")
