@@ -26,8 +26,8 @@ LAST = 16 << 10         # bytes of the output past the cap written at the end of
 NOTE = "--- arena: "    # the start of the arena's own lines in a bot's log
 
 #: The arena's log (and the server's) is rotated at this size, keeping LOG_FILES - 1 old files
-#: (``arena.log.1`` ...): at most LOG_MAX_BYTES * LOG_FILES bytes on disk, plus, while a worker
-#: process holds a file rotated away, that file (see :func:`setup_logging`).
+#: (``arena.log.1`` ...): at most LOG_MAX_BYTES * LOG_FILES bytes on disk, plus a file a worker
+#: process still writes after another rotated it away (see :func:`setup_logging`).
 LOG_MAX_BYTES = 10 << 20
 LOG_FILES = 5
 #: Environment variables that carry another rotation (and ``-v``) to processes started later
@@ -82,8 +82,9 @@ def setup_logging(log_file: Path | None = None, verbose: bool = False) -> None:
     by multiprocessing-logging so that worker processes forked afterwards log through the
     parent, which alone writes (and rotates) the file. A process not forked so (a worker of
     the forkserver, a game process) calls this itself and writes the same file with a handler
-    of its own: each rotates when its file is full, so the disk holds at most ``files`` files
-    plus one a process still writes after another rotated it away.
+    of its own: each rotates when its file is full (closing it first), so the disk holds at
+    most ``files`` files, plus at most one file of ``max_bytes`` per such process that it still
+    writes after another rotated it away.
     """
     verbose = verbose or os.environ.get(_ENV_VERBOSE) == "1"
     root = logging.getLogger()
