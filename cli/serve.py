@@ -304,6 +304,7 @@ def _serve(sock: socket.socket, directory: Path, host: str, port: int,
     if token is not None:
         typer.echo(f"organiser token: {token}")
         typer.echo("(shown this once: only its hash is kept)")
+        logging.getLogger("serve").info("the organiser's token was made (first start)")
     url = f"http://{host}:{port}/"
     here = usable_cores()
     setup = GameProcess(directory, options, executor, workers or here, here,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import os
 import re
 from urllib.parse import quote
 
@@ -19,8 +20,9 @@ from serve.crashes import CrashLog
 from tests.serve.test_api import bearer, participant
 from tests.serve.test_organiser import server  # noqa: F401 - the fixture (with the pages)
 
-#: Examples per fuzz test: the four take about 10 s together (2-core machine).
-EXAMPLES = 250
+#: Examples per fuzz test: the four take about 10 s together (2-core machine). A longer hunt:
+#: FUZZ_EXAMPLES=5000 pytest tests/serve/test_fuzz.py.
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "250"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture,
                                        HealthCheck.too_slow])
