@@ -12,7 +12,7 @@ import re
 from urllib.parse import quote
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from serve import crashes
@@ -97,11 +97,15 @@ auths = st.one_of(
 
 
 def _check(reply) -> None:
-    """No 5xx; an error is one line of JSON: ``{"error": "..."}``."""
+    """No 5xx; an error is one line of JSON: ``{"error": "..."}`` (or, for an upload that
+    failed validation, INTERFACES.md's 422 with the report)."""
     assert reply.status_code < 500, (reply.request.url, reply.status_code, reply.text[:300])
     if reply.status_code >= 400:
         assert b"\n" not in reply.content.strip(), reply.content[:300]
         body = reply.json()
+        if reply.status_code == 422 and set(body) == {"name", "version", "validation"}:
+            assert body["validation"]["ok"] is False and body["version"] is None
+            return
         assert set(body) == {"error"} and isinstance(body["error"], str), body
         assert "\n" not in body["error"] and "Traceback" not in body["error"]
 
@@ -153,6 +157,7 @@ def test_any_deadline_is_answered_without_a_500(fuzzed, deadline, past):
        filename=st.one_of(st.text(max_size=40), st.sampled_from(["../../x.py", "a.zip",
                                                                   "b.tar.gz", ".py", "²"])),
        data=st.binary(max_size=200), auth=auths)
+@example(fields={}, filename="x.py", data=b"0", auth="PARTICIPANT")    # validated: 422
 def test_any_upload_is_answered_without_a_500(fuzzed, fields, filename, data, auth):
     reply = fuzzed.post("/api/bots", headers=_headers(fuzzed, auth), data=fields,
                         files={"file": (filename, data, "text/x-python")})
