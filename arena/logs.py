@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import logging
+import logging.handlers
 import os
 import re
 import sys
@@ -12,8 +13,9 @@ from pathlib import Path
 
 from arena.textsafe import escape_decoded, safe_text
 
-__all__ = ["BotLog", "FILE_CAP", "LAST", "PROCESS_CAP", "dropped_bytes", "printed_lines",
-           "SafeFormatter", "setup_logging", "log_path"]
+__all__ = ["BotLog", "FILE_CAP", "LAST", "LOG_FILES", "LOG_MAX_BYTES", "PROCESS_CAP",
+           "dropped_bytes", "printed_lines", "SafeFormatter", "rotating_handler",
+           "set_log_rotation", "setup_logging", "log_path"]
 
 log = logging.getLogger(__name__)
 
@@ -22,6 +24,15 @@ FILE_CAP = 8 << 20      # bytes of one bot's log file, over all its processes
 TAIL = 4096             # bytes of the latest output kept in memory
 LAST = 16 << 10         # bytes of the output past the cap written at the end of the log
 NOTE = "--- arena: "    # the start of the arena's own lines in a bot's log
+
+#: The arena's log (and the server's) is rotated at this size, keeping LOG_FILES - 1 old files
+#: (``arena.log.1`` ...): at most LOG_MAX_BYTES * LOG_FILES bytes on disk, plus a file a worker
+#: process still writes after another rotated it away (see :func:`setup_logging`).
+LOG_MAX_BYTES = 10 << 20
+LOG_FILES = 5
+#: Environment variables that carry another rotation (and ``-v``) to processes started later
+#: (game processes, workers), which call :func:`setup_logging` themselves.
+_ENV_BYTES, _ENV_FILES, _ENV_VERBOSE = "ARENA_LOG_MAX_BYTES", "ARENA_LOG_FILES", "ARENA_LOG_VERBOSE"
 
 
 class SafeFormatter(logging.Formatter):
@@ -32,15 +43,52 @@ class SafeFormatter(logging.Formatter):
         return safe_text(super().format(record), multiline=True)
 
 
+def set_log_rotation(max_bytes: int, files: int, *, verbose: bool = False) -> None:
+    """Rotate the logs of this process and of those it starts later at ``max_bytes``,
+    keeping ``files`` files in all (``arena serve --log-max-mb --log-files``); with
+    ``verbose``, their arena logs take DEBUG records too."""
+    os.environ[_ENV_BYTES] = str(max(1, max_bytes))
+    os.environ[_ENV_FILES] = str(max(1, files))
+    if verbose:
+        os.environ[_ENV_VERBOSE] = "1"
+    else:
+        os.environ.pop(_ENV_VERBOSE, None)
+
+
+def _rotation() -> tuple[int, int]:
+    """``(max_bytes, files)`` of the logs (:func:`set_log_rotation`, else the defaults)."""
+    try:
+        return (max(1, int(os.environ.get(_ENV_BYTES, LOG_MAX_BYTES))),
+                max(1, int(os.environ.get(_ENV_FILES, LOG_FILES))))
+    except ValueError:
+        return LOG_MAX_BYTES, LOG_FILES
+
+
+def rotating_handler(path: Path) -> logging.handlers.RotatingFileHandler:
+    """A handler writing to ``path``, rotated as :func:`set_log_rotation` says: at most
+    ``max_bytes`` a file, ``files`` files (``path``, ``path.1`` ...)."""
+    max_bytes, files = _rotation()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return logging.handlers.RotatingFileHandler(path, maxBytes=max_bytes,
+                                                backupCount=files - 1, encoding="utf-8")
+
+
 def setup_logging(log_file: Path | None = None, verbose: bool = False) -> None:
     """Configure the root logger for the ``arena`` commands.
 
-    Warnings (everything with ``verbose``) go to stderr; with ``log_file`` every record is also
-    written there. The handlers are wrapped by multiprocessing-logging so that worker processes
-    forked afterwards log through the parent safely.
+    Warnings (everything with ``verbose``) go to stderr; with ``log_file``, INFO and above
+    (everything with ``verbose``) are also written there, rotated (:func:`rotating_handler`:
+    10 MiB × 5 files unless :func:`set_log_rotation` said otherwise). The handlers are wrapped
+    by multiprocessing-logging so that worker processes forked afterwards log through the
+    parent, which alone writes (and rotates) the file. A process not forked so (a worker of
+    the forkserver, a game process) calls this itself and writes the same file with a handler
+    of its own: each rotates when its file is full (closing it first), so the disk holds at
+    most ``files`` files, plus at most one file of ``max_bytes`` per such process that it still
+    writes after another rotated it away.
     """
+    verbose = verbose or os.environ.get(_ENV_VERBOSE) == "1"
     root = logging.getLogger()
-    root.setLevel(logging.DEBUG if verbose or log_file else logging.WARNING)
+    root.setLevel(logging.DEBUG if verbose else logging.INFO if log_file else logging.WARNING)
     for handler in list(root.handlers):
         root.removeHandler(handler)
     console = logging.StreamHandler(sys.stderr)
@@ -48,8 +96,7 @@ def setup_logging(log_file: Path | None = None, verbose: bool = False) -> None:
     console.setFormatter(SafeFormatter("%(levelname)s %(name)s: %(message)s"))
     root.addHandler(console)
     if log_file is not None:
-        log_file.parent.mkdir(parents=True, exist_ok=True)
-        handler = logging.FileHandler(log_file, encoding="utf-8")
+        handler = rotating_handler(log_file)
         handler.setFormatter(SafeFormatter(
             "%(asctime)s %(processName)s %(levelname)s %(name)s: %(message)s"))
         root.addHandler(handler)

@@ -2,8 +2,13 @@
 
 It listens first: on a port it cannot have it stops there, having made and printed nothing.
 Then it makes or opens the league, prints the organiser's token on the first start, starts the
-game process and serves. Its log (the status line whenever it changes, the organiser's actions,
-errors) goes to the terminal and to ``DIR/serve.log``.
+game process and serves. Its log (the status line whenever it changes, every organiser's and
+participant's action, errors) goes to the terminal and to ``DIR/serve.log``; the games' to
+``DIR/arena.log`` (INFO and above; DEBUG too with ``-v``). Both are rotated at ``--log-max-mb``,
+keeping ``--log-files`` files.
+
+``arena serve DIR --new-organiser-token`` replaces a lost organiser token (whoever can run it
+can read the league's folder) and exits; a server running on DIR takes the new token at once.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from typing import Annotated
 import typer
 
 from arena import SandboxMode, safe_text, usable_cores
+from arena.logs import LOG_FILES, LOG_MAX_BYTES, rotating_handler, set_log_rotation
 from cli.common import (
     MaxBotFilesOption,
     MaxBotMbOption,
@@ -149,13 +155,13 @@ class _SafeLines(logging.Formatter):
 
 
 def _log_to(directory: Path) -> None:
-    """The server's log: the ``serve`` logger's lines to the terminal and ``DIR/serve.log``."""
+    """The server's log: the ``serve`` logger's lines to the terminal and ``DIR/serve.log``
+    (rotated as :func:`arena.logs.set_log_rotation` said)."""
     logger = logging.getLogger("serve")
     logger.setLevel(logging.INFO)
     logger.propagate = False
     form = _SafeLines("%(asctime)s %(message)s", "%Y-%m-%d %H:%M:%S")
-    for handler in (logging.StreamHandler(sys.stdout),
-                    logging.FileHandler(directory / SERVE_LOG, encoding="utf-8")):
+    for handler in (logging.StreamHandler(sys.stdout), rotating_handler(directory / SERVE_LOG)):
         handler.setFormatter(form)
         logger.addHandler(handler)
 
@@ -191,11 +197,28 @@ def serve_command(
     allow_package: PackageOption = None,
     max_bot_mb: MaxBotMbOption = None,
     max_bot_files: MaxBotFilesOption = None,
+    log_max_mb: Annotated[float, typer.Option(
+        min=0.01, help="The server's log (DIR/serve.log) and the games' (DIR/arena.log) are "
+        "rotated at this size (MiB)...", metavar="MB")] = LOG_MAX_BYTES / (1 << 20),
+    log_files: Annotated[int, typer.Option(
+        min=1, help="... keeping this many files of each (the log and its older parts).",
+        metavar="K")] = LOG_FILES,
+    verbose: Annotated[bool, typer.Option(
+        "--verbose", "-v", help="The games' log (DIR/arena.log) takes DEBUG records too "
+        "(else INFO and above).")] = False,
+    new_organiser_token: Annotated[bool, typer.Option(
+        "--new-organiser-token", help="Print a new organiser token for the league in DIR "
+        "(the old one stops working, also on a server running) and exit.")] = False,
 ) -> None:
     """Serve a league: participants submit bots (validated in the sandbox), games are played
     in the background, and the leaderboard, bot pages and replays are served live. The table
     sizes, packages and limits given are stored in the league (not given: the league's)."""
     from serve.season import parse_deadline
+
+    if new_organiser_token:
+        _new_organiser_token(directory)
+        return
+    set_log_rotation(int(log_max_mb * (1 << 20)), log_files, verbose=verbose)
 
     try:
         when = None if deadline is None else parse_deadline(deadline)
@@ -209,6 +232,50 @@ def serve_command(
                address, allow_package, max_bot_mb, max_bot_files)
     finally:
         sock.close()
+
+
+class _Logged(logging.Filter):
+    """Drops uvicorn's traceback of a request that failed: the app's handler logged it
+    already, once per kind and window (:mod:`serve.crashes`), and answered it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Exception in ASGI application")
+
+
+def _quiet_uvicorn() -> None:
+    """Keep uvicorn from logging each failed request's traceback again (after its config set
+    up its loggers)."""
+    logger = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, _Logged) for f in logger.filters):
+        logger.addFilter(_Logged())
+
+
+def _new_organiser_token(directory: Path) -> None:
+    """Replace the organiser's token of the league in ``directory`` and print the new one."""
+    from serve.accounts import Accounts
+
+    if not is_league(directory):
+        fail(f"no league in {safe_text(str(directory))}")
+    try:
+        accounts = Accounts(directory)
+        try:
+            token = accounts.new_organiser_token()
+        finally:
+            accounts.close()
+    except (OSError, sqlite3.Error) as err:
+        fail(safe_text(str(err)))
+    logger = logging.getLogger("serve")
+    handler = rotating_handler(directory / SERVE_LOG)
+    handler.setFormatter(_SafeLines("%(asctime)s %(message)s", "%Y-%m-%d %H:%M:%S"))
+    logger.addHandler(handler)
+    try:
+        logger.warning("the organiser's token was replaced from the command line (the old "
+                       "one stops working)")
+    finally:
+        logger.removeHandler(handler)
+        handler.close()
+    typer.echo(f"organiser token: {token}")
+    typer.echo("(shown this once: only its hash is kept; the old token no longer works)")
 
 
 def _serve(sock: socket.socket, directory: Path, host: str, port: int,
@@ -239,12 +306,14 @@ def _serve(sock: socket.socket, directory: Path, host: str, port: int,
         try:
             comp.season.set_deadline(when)
             typer.echo(f"submissions close at {shown_time(when)}")
+            logging.getLogger("serve").info("deadline set to %s (--deadline)", when.isoformat())
         except Refused as err:             # the final has started: the season's deadline stays
             typer.echo(f"--deadline is not used: {safe_text(err.message)}")
     token = comp.accounts.ensure_organiser()
     if token is not None:
         typer.echo(f"organiser token: {token}")
         typer.echo("(shown this once: only its hash is kept)")
+        logging.getLogger("serve").info("the organiser's token was made (first start)")
     url = f"http://{host}:{port}/"
     here = usable_cores()
     setup = GameProcess(directory, options, executor, workers or here, here,
@@ -257,20 +326,23 @@ def _serve(sock: socket.socket, directory: Path, host: str, port: int,
     app = make_app(comp, monitor, page_routes(comp, monitor, starter=TEMPLATE.format(
         name="my_bot", file="my_bot.py")))
     monitor.start()
+    logging.getLogger("serve").info("server started (pid %d) at %s", os.getpid(), url)
     typer.echo(f"serving {safe_text(str(directory))} at {url} (participants submit at "
                "/submit; the status is at /api/status)")
     # uvicorn stops on SIGINT/SIGTERM, then raises the signal again under our handlers: a
     # KeyboardInterrupt here either way, so both end alike.
     previous = signal.signal(signal.SIGTERM, interrupt)
+    http = uvicorn.Config(app, log_level="warning", access_log=False)
+    _quiet_uvicorn()
     try:
-        uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False)).run(
-            sockets=[sock])
+        uvicorn.Server(http).run(sockets=[sock])
     except KeyboardInterrupt:
         pass
     finally:
         signal.signal(signal.SIGTERM, previous)
         monitor.stop()
         comp.close()
+        logging.getLogger("serve").info("server stopped (pid %d)", os.getpid())
     with LeagueStore.open(directory) as store:
         games, entries = store.count(), len(store.entries.all())
     typer.echo(f"stopped: {games} games and {entries} entries are kept in "

@@ -7,7 +7,10 @@ salt is enough: nobody can guess one to try against a leaked hash.
 
 A participant is ``active`` until the organiser retires or bans them: then their token stops
 working (its hash is replaced by one no token has) and stays so. The organiser may give an
-active participant a new token (the old one stops working).
+active participant a new token (the old one stops working). The hash of a token that stopped
+working is kept (table ``revoked_tokens``, with why: ``retired``, ``banned`` or ``replaced``),
+so that its holder is told why rather than that their token is wrong. The organiser's token can
+be replaced from the command line only (``arena serve DIR --new-organiser-token``).
 """
 
 from __future__ import annotations
@@ -43,6 +46,12 @@ CREATE TABLE IF NOT EXISTS submissions (
     ok INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS submissions_by ON submissions (participant, at);
+CREATE TABLE IF NOT EXISTS revoked_tokens (
+    token_sha256 TEXT PRIMARY KEY,
+    participant TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    at TEXT NOT NULL
+);
 """
 #: Columns added to ``participants`` after its first version (added when a server opens it).
 _LATER_COLUMNS = (("status", "TEXT NOT NULL DEFAULT 'active'"), ("left_at", "TEXT"))
@@ -144,6 +153,32 @@ class Accounts:
         return token
 
     @_locked
+    def new_organiser_token(self) -> str:
+        """A new organiser token (shown once); the old one stops working."""
+        token = secrets.token_urlsafe(32)
+        with self._conn:
+            self._conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES "
+                               "('organiser_token_sha256', ?)", (_hash(token),))
+        return token
+
+    @_locked
+    def revoked(self, token: str) -> tuple[str, str] | None:
+        """``(participant, why)`` if ``token`` was a participant's and stopped working
+        (``retired``, ``banned`` or ``replaced``), else None."""
+        if not token or len(token) > 200:
+            return None
+        row = self._conn.execute("SELECT participant, reason FROM revoked_tokens WHERE "
+                                 "token_sha256 = ?", (_hash(token),)).fetchone()
+        return None if row is None else (str(row[0]), str(row[1]))
+
+    def _revoke(self, name: str, reason: str) -> None:
+        """Keep the hash of ``name``'s token as revoked for ``reason`` (in a transaction)."""
+        self._conn.execute(
+            "INSERT OR REPLACE INTO revoked_tokens (token_sha256, participant, reason, at) "
+            "SELECT token_sha256, name, ?, ? FROM participants WHERE name = ? AND "
+            "status = 'active'", (reason, _now().isoformat(), name))
+
+    @_locked
     def who(self, token: str) -> Who | None:
         """The holder of ``token``, or None."""
         if not token or len(token) > 200:
@@ -195,6 +230,7 @@ class Accounts:
         working; :class:`AccountError` if there is no such active participant."""
         assert status in STATUSES[1:]
         with self._conn:
+            self._revoke(name, status)
             changed = self._conn.execute(
                 "UPDATE participants SET status = ?, left_at = ?, token_sha256 = ? "
                 "WHERE name = ? AND status = 'active'",
@@ -208,6 +244,7 @@ class Accounts:
         working); :class:`AccountError` if there is no such active participant."""
         token = secrets.token_urlsafe(32)
         with self._conn:
+            self._revoke(name, "replaced")
             changed = self._conn.execute(
                 "UPDATE participants SET token_sha256 = ? WHERE name = ? AND status = 'active'",
                 (_hash(token), name)).rowcount
@@ -230,6 +267,14 @@ class Accounts:
         return int(self._conn.execute(
             "SELECT COUNT(*) FROM submissions WHERE participant = ? AND at >= ?",
             (name, since)).fetchone()[0])
+
+    @_locked
+    def submission_times(self, name: str, seconds: float) -> list[datetime]:
+        """When ``name`` submitted bots in the last ``seconds``, oldest first."""
+        since = (_now() - timedelta(seconds=seconds)).isoformat()
+        return [datetime.fromisoformat(row[0]) for row in self._conn.execute(
+            "SELECT at FROM submissions WHERE participant = ? AND at >= ? ORDER BY at",
+            (name, since))]
 
     @_locked
     def record_submission(self, name: str, bot: str, sha256: str, ok: bool) -> int:

@@ -10,7 +10,7 @@ of that, a request whose ``Origin`` names another site is refused.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from starlette.applications import Starlette
@@ -24,6 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from serve.crashes import CrashLog
 from serve.errors import Refused
 from serve.organiser import organiser_routes
 from serve.requests import json_body, token
@@ -38,8 +39,11 @@ log = logging.getLogger("serve")
 FORM_OVERHEAD = 64 * 1024
 
 
-def error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+def error(status: int, message: str, headers: Mapping[str, str] | None = None
+          ) -> JSONResponse:
+    """``{"error": message}``, the message on one line."""
+    return JSONResponse({"error": " ".join(message.split())}, status_code=status,
+                        headers=headers)
 
 
 async def _limited_body(request: Request, limit: int, upload: int) -> bytes:
@@ -143,17 +147,23 @@ def make_app(comp: Competition, monitor: GameMonitor, pages: list[BaseRoute] | N
              ) -> Starlette:
     """The server's application: the API, then ``pages``."""
 
+    crashes = CrashLog(log)
+    comp.changed = monitor.refresh      # /api/status counts a new entry at once
+
     async def refused(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, Refused)
-        return error(exc.status, exc.message)
+        return error(exc.status, exc.message, exc.headers)
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
-        return error(exc.status_code, str(exc.detail))
+        return error(exc.status_code, str(exc.detail), exc.headers)
 
     async def crashed(request: Request, exc: Exception) -> Response:
-        log.exception("error serving %s", request.url.path)
-        return error(500, "internal error (the server's log has the details)")
+        # A bug: logged with a request id (its traceback at most once per kind and window,
+        # see serve.crashes), which the client is told.
+        request_id = crashes.failed(request.method, request.url.path, exc)
+        return error(500, f"internal error {request_id} (the server's log has the details "
+                          "under this id)")
 
     return Starlette(
         routes=[*api_routes(comp, monitor), *(pages or [])],

@@ -5,24 +5,60 @@ game by game (``GET /api/bots/NAME/log``, behind its participant's token or the 
 A bot's log is the file the arena writes for it (``arena.log_path``: one file per bot name,
 every version in turn, capped by the arena); the answer holds its last :data:`LOG_TAIL`
 bytes, from a line's start. Faults come from the stored games of the league and of its final.
+The server's own paths are not shown: in the text and the faults, the league's folder reads
+``<league>``, the logs' ``<logs>``, the temporary folder ``<tmp>``, and Python's and the arena's
+installation ``<python>`` and ``<arena>`` (:func:`hide_paths`).
 """
 
 from __future__ import annotations
 
 import re
+import sys
+import tempfile
 from pathlib import Path
+from typing import Any
 
 from arena import log_path
 from serve.accounts import Who
 from serve.errors import Refused
 from tournaments import FINAL_DIR, LeagueStore, is_league
 
-__all__ = ["LOG_TAIL", "MAX_FAULTS", "bot_log", "entry_name"]
+__all__ = ["LOG_TAIL", "MAX_FAULTS", "bot_log", "entry_name", "hide_paths"]
 
 #: Bytes of a bot's log sent at most (its end).
 LOG_TAIL = 256 << 10
 #: Faults listed at most (the latest).
 MAX_FAULTS = 200
+
+
+def _host_paths(directory: Path, log_dir: Path | None) -> list[tuple[str, str]]:
+    """The server's paths a participant is not shown, longest first, and what replaces each."""
+    import arena
+
+    places = [(directory, "<league>"), (log_dir, "<logs>"),
+              (Path(tempfile.gettempdir()), "<tmp>"), (Path(sys.prefix), "<python>"),
+              (Path(sys.base_prefix), "<python>"), (Path(arena.__file__).parent.parent, "<arena>")]
+    found: dict[str, str] = {}
+    for path, shown in places:
+        if path is None:
+            continue
+        for form in (str(path), str(path.resolve())):
+            if len(form) > 1:
+                found.setdefault(form, shown)
+    return sorted(found.items(), key=lambda item: -len(item[0]))
+
+
+def hide_paths(value: Any, paths: list[tuple[str, str]]) -> Any:
+    """``value`` (JSON: text, lists, objects) with each of ``paths`` replaced in its text."""
+    if isinstance(value, str):
+        for path, shown in paths:
+            value = value.replace(path, shown)
+        return value
+    if isinstance(value, list):
+        return [hide_paths(v, paths) for v in value]
+    if isinstance(value, dict):
+        return {k: hide_paths(v, paths) for k, v in value.items()}
+    return value
 
 
 def entry_name(name: str) -> str:
@@ -74,5 +110,6 @@ def bot_log(directory: Path, log_dir: Path | None, who: Who, name: str) -> dict[
     faults = _faults(directory, name, "league")
     if is_league(directory / FINAL_DIR):
         faults += _faults(directory / FINAL_DIR, name, "final")
-    return {"name": name, "author": same[-1].author, "log": _tail(log_path(log_dir, name)),
-            "faults": faults[-MAX_FAULTS:], "faults_total": len(faults)}
+    found = {"name": name, "author": same[-1].author, "log": _tail(log_path(log_dir, name)),
+             "faults": faults[-MAX_FAULTS:], "faults_total": len(faults)}
+    return dict(hide_paths(found, _host_paths(directory, log_dir)))

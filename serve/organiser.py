@@ -8,7 +8,9 @@ evaluation started, and its leaderboard.
 ``POST /api/participants/NAME/ban``    leaderboard (the same; the list says which)
 ``POST /api/participants/NAME/token``  a new token (shown this once; the old one stops working)
 ``GET /api/season``                    the phase, the deadline, the final's progress
-``POST /api/season``                   ``{"deadline": "2025-06-01T18:00+02:00"}`` (or null)
+``POST /api/season``                   ``{"deadline": "2025-06-01T18:00+02:00"}`` (or null);
+                                       a deadline in the past is refused (400) unless the
+                                       body says ``"past": true`` (closing submissions now)
 ``POST /api/final``                    ``{"games": N, "schedule": "round-robin"}`` or
                                        ``"matchmaking"``: closes submissions, plays the final
 ``GET /api/final``                     the final leaderboard (``sushi-go-ranking/1``, with
@@ -19,6 +21,7 @@ evaluation started, and its leaderboard.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -27,7 +30,7 @@ from starlette.routing import BaseRoute, Route
 
 from serve.errors import Refused
 from serve.requests import json_body, token
-from serve.season import parse_deadline
+from serve.season import parse_deadline, shown_time
 from serve.service import Competition
 from tournaments import FinalSchedule
 
@@ -68,14 +71,19 @@ def organiser_routes(comp: Competition) -> list[BaseRoute]:
         body = await json_body(request)
         if "deadline" not in body:
             raise Refused(400, 'the body needs a "deadline" (a date and time, or null)')
-        text = body["deadline"]
+        text, past = body["deadline"], body.get("past", False)
         if text is not None and not isinstance(text, str):
             raise Refused(400, 'the "deadline" is text such as "2025-06-01T18:00+02:00"')
+        if not isinstance(past, bool):
+            raise Refused(400, '"past" is true or false')
         try:
             when = None if text is None else parse_deadline(text)
         except ValueError as err:
             raise Refused(400, str(err)) from None
-        view = await run_in_threadpool(comp.season.set_deadline, when)
+        if when is not None and when <= datetime.now(UTC) and not past:
+            raise Refused(400, f"the deadline {shown_time(when)} is in the past: that closes "
+                               'submissions now; to mean it, send "past": true as well')
+        view = await run_in_threadpool(comp.set_deadline, who, when)
         return JSONResponse(view.to_json())
 
     async def final(request: Request) -> Response:

@@ -41,6 +41,8 @@ from tournaments import FINAL_DIR, LeagueStore, packages_text
 
 __all__ = ["REFRESH_SECONDS", "LiveSite", "page_routes"]
 
+#: A game page's number has at most this many digits (more is no game: 404).
+MAX_GAME_DIGITS = 12
 #: The live pages are at most this old (seconds).
 REFRESH_SECONDS = 0.25
 _TYPES = {".css": "text/css", ".js": "text/javascript"}
@@ -140,7 +142,18 @@ else.</p>
 <script src="{root}assets/botlog.js"></script>"""
 
 
+CLOSED_BODY = """<h1>Submit a bot</h1>
+<p class="lead" id="closed">{reason}.</p>
+<p class="note">The <a href="index.html">leaderboard</a> and the bots' pages stay here.</p>"""
+
+
 def submit_page(heading: str, comp: Competition) -> str:
+    """The submission form; once submissions are closed, the reason instead."""
+    closed = comp.season.view().closed
+    if closed is not None:
+        body = CLOSED_BODY.format(reason=esc(closed[0].upper() + closed[1:]))
+        return page(title=f"{heading} — submit a bot", root="", here="Submit", body=body,
+                    heading=heading, kind="league", live=True)
     found = comp.packages()
     shown = packages_text(found) if found is not None else "numpy"
     body = SUBMIT_BODY.format(mib=f"{comp.bot_limits.max_bytes / (1 << 20):g}",
@@ -195,8 +208,10 @@ def page_routes(comp: Competition, monitor: GameMonitor, *, starter: str | None 
 
         async def game(request: Request) -> Response:
             name = request.path_params["name"]
-            if not (name.startswith("game-") and name.endswith(".html")
-                    and name[5:-5].isdigit()):
+            number = name[5:-5]
+            # ASCII digits only ("²" is a digit to isdigit(), not to int()), and few of them.
+            if not (name.startswith("game-") and name.endswith(".html") and number.isascii()
+                    and number.isdigit() and len(number) <= MAX_GAME_DIGITS):
                 raise Refused(404, "no such page")
             await site(request)
             return html(request, await run_in_threadpool(which.replay, int(name[5:-5]) - 1))

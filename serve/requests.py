@@ -28,7 +28,7 @@ async def json_body(request: Request) -> dict[str, Any]:
         raise Refused(413, "the request is too large")
     try:
         body = await request.json()
-    except ValueError:
+    except (ValueError, RecursionError):
         raise Refused(400, "the body must be a JSON object") from None
     if not isinstance(body, dict):
         raise Refused(400, "the body must be a JSON object")

@@ -60,9 +60,13 @@ def parse_deadline(text: str) -> datetime:
     except ValueError:
         raise ValueError(f"not a date and time: {text!r:.60} (write it as 2025-06-01T18:00, "
                          "this machine's time, or 2025-06-01T18:00+02:00)") from None
-    if when.tzinfo is None:
-        when = when.astimezone()           # this machine's local time
-    return when.astimezone(UTC)
+    try:
+        if when.tzinfo is None:
+            when = when.astimezone()           # this machine's local time
+        return when.astimezone(UTC)
+    except (OverflowError, OSError, ValueError):   # 9999-12-31T23:59-23:59 is past year 9999
+        raise ValueError(f"not a date and time this server can use: {text!r:.60} (out of "
+                         "range in UTC)") from None
 
 
 def shown_time(when: datetime) -> str:

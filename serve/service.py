@@ -9,7 +9,10 @@ games are the game process's (:mod:`serve.games`), watched by :mod:`serve.status
 from __future__ import annotations
 
 import logging
+import math
 import threading
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from arena import ARCHIVE_SUFFIXES, ArenaOptions
@@ -22,8 +25,8 @@ from serve.uploads import UPLOAD_HEADROOM, Submitted, read_upload
 from serve.validation import Validator
 from tournaments import AllowedPackage, FinalSchedule, LeagueStore, Ranking, final_ranking
 
-__all__ = ["Competition", "Refused", "SUBMISSIONS_PER_WINDOW", "UPLOAD_HEADROOM",
-           "WINDOW_SECONDS", "read_upload"]
+__all__ = ["Competition", "RESERVED_NAMES", "Refused", "SUBMISSIONS_PER_WINDOW",
+           "UPLOAD_HEADROOM", "WINDOW_SECONDS", "read_upload"]
 
 log = logging.getLogger("serve")
 
@@ -33,6 +36,9 @@ WINDOW_SECONDS = 600.0
 #: The leaderboard served is at most this old (seconds): a rebuild rates only the games since
 #: the last round (the league stores its tally round by round), so it can be short.
 RANKING_SECONDS = 0.25
+#: Names no participant's bot may take: the built-in bots' (``arena tournament random greedy
+#: ...``), so that a league's ``greedy`` is always the built-in one.
+RESERVED_NAMES = frozenset({"random", "greedy", "heuristic", "mcts", "learned"})
 
 
 class Competition:
@@ -50,6 +56,9 @@ class Competition:
         self.max_upload = self.bot_limits.max_bytes + UPLOAD_HEADROOM
         self._lock = threading.Lock()              # entries change one at a time
         self._ranking = Rebuilt(self._rank, self._fingerprint, min_age=RANKING_SECONDS)
+        #: Called after the entries changed (a bot entered or retired): the status monitor's
+        #: refresh, so that ``/api/status`` counts them at once.
+        self.changed: Callable[[], None] | None = None
 
     def close(self) -> None:
         self.validator.close()
@@ -59,25 +68,65 @@ class Competition:
     def authenticate(self, token: str | None) -> Who:
         who = self.accounts.who(token or "")
         if who is None:
+            revoked = self.accounts.revoked(token or "")
+            if revoked is not None:
+                name, why = revoked
+                if why == "replaced":
+                    raise Refused(401, f"this token of {name} was replaced by a newer one "
+                                       "(ask the organiser for it)")
+                raise Refused(403, f"this participant ({name}) is {why}: their token no "
+                                   "longer works")
             raise Refused(401, "a valid token is needed (Authorization: Bearer TOKEN)")
         return who
+
+    def _changed(self) -> None:
+        if self.changed is not None:
+            try:
+                self.changed()
+            except Exception:            # the status is refreshed within a second anyway
+                log.exception("cannot refresh the status")
 
     # ------------------------------------------------------------------ submissions
     def submit(self, who: Who, data: bytes, *, name: str | None, filename: str | None
                ) -> Submitted:
         """Check, validate and enter one bot (a ``.py`` file or a folder's archive) for
-        ``who``."""
+        ``who``; logged (entered, or refused and why)."""
+        shown = name or filename or "?"
+        try:
+            result = self._submit(who, data, name=name, filename=filename)
+        except Refused as err:
+            log.info("submission by %s (%.60s) refused (%d): %s", who.name or "the organiser",
+                     shown, err.status, err.message)
+            raise
+        if result.version is None:
+            log.info("submission by %s of %s refused: it failed validation: %.300s",
+                     who.name, result.name, _first_problem(result.validation.report))
+        else:
+            log.info("submission by %s accepted: %s version %d", who.name, result.name,
+                     result.version)
+            self._changed()
+        return result
+
+    def _submit(self, who: Who, data: bytes, *, name: str | None, filename: str | None
+                ) -> Submitted:
         if who.organiser:
             raise Refused(403, "the organiser's token does not submit bots; create a "
                                "participant (POST /api/participants) and use theirs")
         self.season.check_open()
         bot, files = read_upload(data, filename, name, self.bot_limits)
+        if bot.lower() in RESERVED_NAMES:
+            raise Refused(409, f"{bot} is the name of a built-in bot; choose another name")
         with self._lock:      # the rate limit counts attempts, concurrent ones included
             self._check_owner(who, bot)
-            if (self.accounts.submissions_since(who.name, WINDOW_SECONDS)
-                    >= SUBMISSIONS_PER_WINDOW):
+            times = self.accounts.submission_times(who.name, WINDOW_SECONDS)
+            if len(times) >= SUBMISSIONS_PER_WINDOW:
+                # Another is allowed once enough of these have left the window.
+                free = times[len(times) - SUBMISSIONS_PER_WINDOW] + timedelta(
+                    seconds=WINDOW_SECONDS)
+                wait = max(1, math.ceil((free - datetime.now(UTC)).total_seconds()))
                 raise Refused(429, f"at most {SUBMISSIONS_PER_WINDOW} submissions in "
-                                   f"{WINDOW_SECONDS / 60:.0f} minutes; try again later")
+                                   f"{WINDOW_SECONDS / 60:.0f} minutes; try again in {wait} s",
+                              headers={"Retry-After": str(wait)})
             attempt = self.accounts.record_submission(who.name, bot, files.digest, False)
         validation = self.validator.validate(bot, files)
         if not validation.ok:
@@ -113,6 +162,9 @@ class Competition:
                 store.entries.retire(name)
             except ValueError as err:
                 raise Refused(409, str(err)) from None
+        log.info("bot %s retired by %s", name,
+                 "the organiser" if who.organiser else f"its author {who.name}")
+        self._changed()
         return name
 
     def bot_log(self, who: Who, name: str) -> dict[str, object]:
@@ -123,9 +175,11 @@ class Competition:
     def add_participant(self, who: Who, name: str) -> str:
         _organiser(who, "creates participants")
         try:
-            return self.accounts.add_participant(name)
+            made = self.accounts.add_participant(name)
         except AccountError as err:
             raise Refused(409 if "exists" in str(err) else 400, str(err)) from None
+        log.info("participant %s created (a token was issued)", name)
+        return made
 
     def participants(self, who: Who) -> list[Participant]:
         _organiser(who, "lists participants")
@@ -145,14 +199,25 @@ class Competition:
                 for bot in mine:
                     store.entries.retire(bot)
         log.info("participant %s %s; bots retired: %s", name, status, ", ".join(mine) or "none")
+        self._changed()
         return mine
 
     def new_token(self, who: Who, name: str) -> str:
         _organiser(who, "issues tokens")
         try:
-            return self.accounts.new_token(name)
+            made = self.accounts.new_token(name)
         except AccountError as err:
             raise Refused(404 if "no participant" in str(err) else 409, str(err)) from None
+        log.info("participant %s given a new token (the old one stops working)", name)
+        return made
+
+    def set_deadline(self, who: Who, when: datetime | None) -> SeasonView:
+        """Set (or with None, remove) the season's deadline; logged."""
+        _organiser(who, "sets the deadline")
+        view = self.season.set_deadline(when)
+        log.info("deadline %s by the organiser",
+                 "removed" if when is None else f"set to {when.astimezone(UTC).isoformat()}")
+        return view
 
     def start_final(self, who: Who, games: int, schedule: FinalSchedule) -> SeasonView:
         """Close submissions and make the final evaluation (the game process plays it)."""
@@ -201,6 +266,16 @@ class Competition:
                 "the organiser has not started the final evaluation" if final is None else
                 f"the final evaluation has played {final.played} of {final.games} games"))
         return ranking
+
+
+def _first_problem(report: str) -> str:
+    """The line of a failed validation's report that says what went wrong first."""
+    lines = [line.strip() for line in report.splitlines() if line.strip()]
+    for k, line in enumerate(lines):
+        if "problem(s) found" in line and k + 1 < len(lines):
+            return lines[k + 1]
+    return next((line for line in lines if line.startswith("Not OK")),
+                lines[-1] if lines else "no report")
 
 
 def _organiser(who: Who, does: str) -> None:

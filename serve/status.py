@@ -5,7 +5,8 @@ live page, and the server's log.
 (playing, waiting and why, errors), counts the games stored every second (games per second
 over the last minute) and the active entries and their authors, logs the status line whenever
 it changes (and every :data:`HEARTBEAT_SECONDS`), and starts the game process again if it ends.
-A request reads the last snapshot: it never touches the database.
+A request reads the last snapshot: it never touches the database. A submission entered or a bot
+retired refreshes the entries and authors of the snapshot at once (:meth:`GameMonitor.refresh`).
 """
 
 from __future__ import annotations
@@ -147,6 +148,16 @@ class GameMonitor:
             return Status(playing, waiting, seen.games, _rate(samples), seen.entries,
                           seen.authors, seen.last_error, season)
 
+    def refresh(self) -> None:
+        """Count the active entries and their authors again now (the entries changed)."""
+        with LeagueStore.open(self.directory) as store:
+            entries = store.entries.all()
+            seating = seating_problem(store.config().players, entries)
+        with self._lock:
+            self._seen.entries = sum(1 for e in entries if e.active)
+            self._seen.authors = authors(entries)
+            self._seen.seating = seating
+
     # ------------------------------------------------------------------ the thread
     def _watch(self) -> None:
         store: LeagueStore | None = None
@@ -166,6 +177,8 @@ class GameMonitor:
             key = (status.playing, status.waiting_for, status.last_error, status.season.phase)
             now = time.monotonic()
             if repr(key) != shown or now - shown_at > HEARTBEAT_SECONDS:
+                if status.season.phase is Phase.OVER and shown and "OVER" not in shown:
+                    log.info("final evaluation finished: the final leaderboard is published")
                 log.info("status: %s", status.line())
                 shown, shown_at = repr(key), now
         if store is not None:

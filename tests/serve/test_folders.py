@@ -24,15 +24,17 @@ def test_folder_bots_are_submitted_and_hostile_ones_refused(tmp_path):
                    and "tabulate" in line for line in server.lines), server.lines
         token = server.participant("alice", server.organiser or "")
         bot = learned(tmp_path / "src")
-        done = submit(server.url, bot, token)
+        done = submit(server.url, bot, token)         # the built-in bot's name is reserved
+        assert done.returncode == 2 and "learned is the name of a built-in bot" in done.stderr
+        done = submit(server.url, bot, token, "--name", "learner")
         assert done.returncode == 0, done.stdout + done.stderr
-        assert "OK: learned loads and plays legal picks in time." in done.stdout
-        assert "entered: learned version 1" in done.stdout
+        assert "OK: learner loads and plays legal picks in time." in done.stdout
+        assert "entered: learner version 1" in done.stdout
         (bot / "weights.npz").write_bytes((bot / "weights.npz").read_bytes() + b"\0")
-        done = submit(server.url, bot, token, "--name", "learned")
-        assert "entered: learned version 2" in done.stdout, done.stdout + done.stderr
+        done = submit(server.url, bot, token, "--name", "learner")
+        assert "entered: learner version 2" in done.stdout, done.stdout + done.stderr
         entries, copies = stored(lg)
-        assert entries == [("learned", 1, "alice"), ("learned", 2, "alice")]
+        assert entries == [("learner", 1, "alice"), ("learner", 2, "alice")]
         assert len(copies) == 2 and all(c.endswith(".tar.gz") for c in copies)
 
         # Refused here, in one line, before anything is sent.

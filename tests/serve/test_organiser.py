@@ -61,14 +61,18 @@ def test_participants_are_listed_retired_banned_and_given_new_tokens(server):
     reply = server.post("/api/participants/bob/token", headers=bearer(server.organiser))
     assert reply.status_code == 201
     new_bob = reply.json()["token"]
-    assert submit(server, bob, FIRST, "b.py").status_code == 401
+    reply = submit(server, bob, FIRST, "b.py")
+    assert reply.status_code == 401 and "replaced by a newer one" in reply.json()["error"]
     assert submit(server, new_bob, FIRST, "b.py").status_code == 201
     # Banned: the token stops working, the bots leave the leaderboard (their games stay).
     reply = server.post("/api/participants/alice/ban", headers=bearer(server.organiser))
     assert reply.status_code == 200
     assert reply.json() == {"name": "alice", "status": "banned",
                             "bots_retired": ["keeper", "other"]}
-    assert submit(server, alice, FIRST, "again.py").status_code == 401
+    reply = submit(server, alice, FIRST, "again.py")        # told why, not "a valid token"
+    assert reply.status_code == 403
+    assert reply.json()["error"] == ("this participant (alice) is banned: their token no "
+                                     "longer works")
     ranking = server.get("/api/ranking").json()
     assert [b["name"] for b in ranking["bots"]] == ["b"]
     assert {b["name"] for b in ranking["retired"]} == {"keeper", "other"}
@@ -82,6 +86,8 @@ def test_participants_are_listed_retired_banned_and_given_new_tokens(server):
         == 403
     reply = server.post("/api/participants/bob/retire", headers=bearer(server.organiser))
     assert reply.json()["status"] == "retired" and reply.json()["bots_retired"] == ["b"]
+    reply = server.get("/api/bots/b/log", headers=bearer(new_bob))
+    assert reply.status_code == 403 and "(bob) is retired" in reply.json()["error"]
     listed = server.get("/api/participants", headers=bearer(server.organiser)).json()
     assert [(p["name"], p["status"]) for p in listed["participants"]] == [
         ("alice", "banned"), ("bob", "retired")]
@@ -108,6 +114,10 @@ def test_the_deadline_closes_submissions_and_the_final_is_published(server):
     assert submit(server, tokens["ann"], LAST, "ann_bot.py").status_code == 201
     past = (datetime.now(UTC) - timedelta(minutes=1)).isoformat()
     reply = server.post("/api/season", json={"deadline": past},
+                        headers=bearer(server.organiser))
+    assert reply.status_code == 400 and "in the past" in reply.json()["error"]
+    assert server.get("/api/season").json()["phase"] == "open"
+    reply = server.post("/api/season", json={"deadline": past, "past": True},
                         headers=bearer(server.organiser))
     assert reply.json()["phase"] == "closed"
     reply = submit(server, tokens["ann"], FIRST, "ann_bot.py")

@@ -40,7 +40,9 @@ def wait_for(what, timeout: float = 120):
 def test_a_season_from_submissions_to_the_published_final(tmp_path):
     later = (datetime.now() + timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M")
     lg = tmp_path / "lg"
-    server = Server(lg, "--players", "2", "--deadline", later)
+    # Logs rotated at 64 KiB, two files each.
+    server = Server(lg, "--players", "2", "--deadline", later, "--log-max-mb", "0.0625",
+                    "--log-files", "2")
     try:
         assert any(x.startswith("submissions close at ") for x in server.lines)
         organiser = server.organiser or ""
@@ -74,7 +76,7 @@ def test_a_season_from_submissions_to_the_published_final(tmp_path):
         assert (status, body["bots_retired"]) == (200, ["cat_bot"])
         done = submit(server.url, tmp_path / "cat_bot.py", tokens["cat"])
         assert done.returncode == 2 and done.stderr.startswith(
-            "error: 401: a valid token is needed")
+            "error: 403: this participant (cat) is banned: their token no longer works")
         status, body = server.request("POST", "/api/participants/bob/token", None,
                                       bearer(organiser))
         assert status == 201
@@ -89,7 +91,8 @@ def test_a_season_from_submissions_to_the_published_final(tmp_path):
 
         # The deadline passes: submissions are refused, saying so.
         status, season = server.request(
-            "POST", "/api/season", json.dumps({"deadline": "2020-01-01T00:00Z"}).encode(),
+            "POST", "/api/season",
+            json.dumps({"deadline": "2020-01-01T00:00Z", "past": True}).encode(),
             bearer(organiser))
         assert (status, season["phase"]) == (200, "closed")
         done = submit(server.url, tmp_path / "ann_bot.py", tokens["ann"])
@@ -123,3 +126,14 @@ def test_a_season_from_submissions_to_the_published_final(tmp_path):
     finally:
         server.stop()
     assert server.proc.returncode == 0
+    log = (lg / "serve.log").read_text()
+    for line in ("server started (pid ", "deadline set to ", "participant ann created",
+                 "submission by ann accepted: ann_bot version 1", "participant cat banned",
+                 "participant bob given a new token", "final evaluation started",
+                 "final evaluation finished", "server stopped (pid "):
+        assert line in log, line
+    assert organiser and organiser not in log
+    for name in ("serve.log", "arena.log"):
+        files = list(lg.glob(name + "*"))
+        assert 1 <= len(files) <= 2 and all(f.stat().st_size <= 64 << 10 for f in files)
+    assert " DEBUG " not in (lg / "arena.log").read_text()          # INFO and above, no -v
