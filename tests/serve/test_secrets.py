@@ -112,11 +112,9 @@ def test_nothing_a_participant_can_fetch_predicts_the_next_deal(season, tmp_path
     published = season.get("/api/ranking").json()["tournament"]["seed"]
     assert published == seed                                      # now it is shown ...
     assert upcoming <= guesses(str(published), deals)             # ... and the attack works
-    with LeagueStore.open(season.folder, write=True) as store:
-        with pytest.raises(ValueError, match="no more games in this league: the league was "
-                                             "closed at"):
-            play_batch(store, LocalExecutor(ArenaOptions(), 1, pool_factory=fake_pool),
-                       games=3)
+    with (LeagueStore.open(season.folder, write=True) as store,
+          pytest.raises(ValueError, match="no more games in this league: the league was closed")):
+        play_batch(store, LocalExecutor(ArenaOptions(), 1, pool_factory=fake_pool), games=3)
 
 
 def test_serving_a_league_whose_seed_could_be_searched_draws_a_secret_one(tmp_path, capsys):
