@@ -64,7 +64,16 @@ if TYPE_CHECKING:
         resolve_packages,
     )
     from arena.isolation.sandbox import FileView, Protections, SandboxMode, protections
-    from arena.logs import dropped_bytes, log_path, printed_lines, setup_logging
+    from arena.logs import (
+        LOG_FILES,
+        LOG_MAX_BYTES,
+        dropped_bytes,
+        log_path,
+        printed_lines,
+        rotating_handler,
+        set_log_rotation,
+        setup_logging,
+    )
     from arena.options import ArenaOptions, tournament_secret
     from arena.pool import BotPool, check_sandbox
     from arena.runtime.slots import CoreSlots, LocalSlots, usable_cores
@@ -99,8 +108,9 @@ _EXPORTS: dict[str, tuple[str, str]] = {
                                                   "PackageError", "resolve_packages")},
     **{n: ("arena.isolation.sandbox", n) for n in ("FileView", "Protections", "SandboxMode",
                                                     "protections")},
-    **{n: ("arena.logs", n) for n in ("dropped_bytes", "log_path", "printed_lines",
-                                       "setup_logging")},
+    **{n: ("arena.logs", n) for n in ("LOG_FILES", "LOG_MAX_BYTES", "dropped_bytes",
+                                       "log_path", "printed_lines", "rotating_handler",
+                                       "set_log_rotation", "setup_logging")},
     **{n: ("arena.runtime.slots", n) for n in ("CoreSlots", "LocalSlots", "usable_cores")},
     **{n: ("arena.textsafe", n) for n in ("check_name", "safe_bytes", "safe_text")},
     **{n: ("arena.tools.bench", n) for n in ("PLAYER_COUNTS", "api_games_per_s",
@@ -115,15 +125,17 @@ _EXPORTS: dict[str, tuple[str, str]] = {
 __all__ = [
     "ARCHIVES", "ARCHIVE_SUFFIXES", "ArenaOptions", "BotFiles", "BotFilesError", "BotLimits",
     "BotLoadError", "BotPool", "BotSpec", "CoreSlots", "DEFAULT_PACKAGES", "FAULT_KINDS",
-    "Fault", "FaultKind", "FileView", "GameResult", "LocalSlots", "MAX_FAULTS", "PLAYER_COUNTS",
+    "Fault", "FaultKind", "FileView", "GameResult", "LOG_FILES", "LOG_MAX_BYTES", "LocalSlots",
+    "MAX_FAULTS", "PLAYER_COUNTS",
     "PROBES", "Package", "PackageError", "Protections", "SandboxMode", "SandboxUnavailable",
     "SeatTiming", "TurnReport", "Validation", "api_games_per_s", "arena_overhead", "best_rate",
     "bot_stem", "check_name", "check_sandbox", "doctor_report", "dropped_bytes",
     "fanout_round_trip_us",
     "log_path", "missing_bot_hint", "pipe_round_trip_us", "playout_games_per_s",
     "printed_lines", "protections",
-    "read_archive", "read_bot", "resolve_bots", "resolve_packages", "safe_bytes", "safe_text",
-    "setup_logging", "tournament_secret", "usable_cores", "validation_report", "write_tree",
+    "read_archive", "read_bot", "resolve_bots", "resolve_packages", "rotating_handler",
+    "safe_bytes", "safe_text", "set_log_rotation", "setup_logging", "tournament_secret",
+    "usable_cores", "validation_report", "write_tree",
 ]
 
 

@@ -26,8 +26,15 @@ from typing import Annotated
 
 import typer
 
-from arena import SandboxMode, safe_text, usable_cores
-from arena.logs import LOG_FILES, LOG_MAX_BYTES, rotating_handler, set_log_rotation
+from arena import (
+    LOG_FILES,
+    LOG_MAX_BYTES,
+    SandboxMode,
+    rotating_handler,
+    safe_text,
+    set_log_rotation,
+    usable_cores,
+)
 from cli.common import (
     MaxBotFilesOption,
     MaxBotMbOption,
