@@ -74,7 +74,8 @@ class Competition:
                 if why == "replaced":
                     raise Refused(401, f"this token of {name} was replaced by a newer one "
                                        "(ask the organiser for it)")
-                raise Refused(403, f"this participant ({name}) is {why}: their token no "
+                # Still INTERFACES.md's 401 (a wrong token), told why.
+                raise Refused(401, f"this participant ({name}) is {why}: their token no "
                                    "longer works")
             raise Refused(401, "a valid token is needed (Authorization: Bearer TOKEN)")
         return who

@@ -70,7 +70,7 @@ def test_participants_are_listed_retired_banned_and_given_new_tokens(server):
     assert reply.json() == {"name": "alice", "status": "banned",
                             "bots_retired": ["keeper", "other"]}
     reply = submit(server, alice, FIRST, "again.py")        # told why, not "a valid token"
-    assert reply.status_code == 403
+    assert reply.status_code == 401
     assert reply.json()["error"] == ("this participant (alice) is banned: their token no "
                                      "longer works")
     ranking = server.get("/api/ranking").json()

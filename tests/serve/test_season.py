@@ -76,7 +76,7 @@ def test_a_season_from_submissions_to_the_published_final(tmp_path):
         assert (status, body["bots_retired"]) == (200, ["cat_bot"])
         done = submit(server.url, tmp_path / "cat_bot.py", tokens["cat"])
         assert done.returncode == 2 and done.stderr.startswith(
-            "error: 403: this participant (cat) is banned: their token no longer works")
+            "error: 401: this participant (cat) is banned: their token no longer works")
         status, body = server.request("POST", "/api/participants/bob/token", None,
                                       bearer(organiser))
         assert status == 201
