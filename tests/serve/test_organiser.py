@@ -87,7 +87,7 @@ def test_participants_are_listed_retired_banned_and_given_new_tokens(server):
     reply = server.post("/api/participants/bob/retire", headers=bearer(server.organiser))
     assert reply.json()["status"] == "retired" and reply.json()["bots_retired"] == ["b"]
     reply = server.get("/api/bots/b/log", headers=bearer(new_bob))
-    assert reply.status_code == 403 and "(bob) is retired" in reply.json()["error"]
+    assert reply.status_code == 401 and "(bob) is retired" in reply.json()["error"]
     listed = server.get("/api/participants", headers=bearer(server.organiser)).json()
     assert [(p["name"], p["status"]) for p in listed["participants"]] == [
         ("alice", "banned"), ("bob", "retired")]
