@@ -18,7 +18,8 @@ from typer.testing import CliRunner
 from arena import ArenaOptions, SandboxUnavailable, check_sandbox
 from cli.main import app
 from engine import replay
-from tests.serve.server import running, tree, workers
+from tests.serve.server import running, tree
+from tests.serve.server import workers as worker_pids
 
 BOTS = Path(__file__).resolve().parent / "bots"
 runner = CliRunner()
@@ -109,12 +110,12 @@ def kill_a_worker(cwd: Path, db: Path, games: int, *args: str
         found: set[int] = set()
         while len(found) < 2:
             assert proc.poll() is None, "the run ended before a worker could be killed"
-            found = workers(proc.pid)
+            found = worker_pids(proc.pid)
         victim = min(found)
         doomed = tree(victim)
         os.kill(victim, signal.SIGKILL)
         assert not all_gone(doomed), f"left running after the worker: {running(doomed)}"
-        out, err = proc.communicate(timeout=180)
+        out, err = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -170,6 +171,25 @@ def sandbox_available() -> bool:
     except SandboxUnavailable:
         return False
     return True
+
+
+@pytest.mark.skipif(not sandbox_available(), reason="bubblewrap sandbox unavailable here")
+def test_a_worker_killed_in_the_sandbox_costs_one_replayed_game(tmp_path):
+    # One cycle of the tournament above, sandboxed (the sandbox changes no record).
+    options = [*KILL_OPTIONS[:KILL_OPTIONS.index("--cycles")], "--cycles", "1", "--seed", "5",
+               "--move-time", "5", "--quiet"]
+    whole = tmp_path / "whole"
+    result = arena("tournament", *KILL_BOTS, *options, "--sandbox", "none", "--workers", "2",
+                   "--out", whole)
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "sandboxed"
+    done, victim = kill_a_worker(tmp_path, out / "tournament.db", 3, "tournament", *KILL_BOTS,
+                                 *options, "--sandbox", "auto", "--workers", "2", "--out",
+                                 str(out))
+    assert done.returncode == 0, done.stderr
+    assert said_lost(done.stderr, victim) and said_lost((out / "arena.log").read_text(), victim)
+    assert stored_games(out / "tournament.db") == KILL_GAMES // 2
+    assert (out / "ranking.json").read_bytes() == (whole / "ranking.json").read_bytes()
 
 
 @pytest.mark.skipif(not sandbox_available(), reason="bubblewrap sandbox unavailable here")

@@ -14,10 +14,12 @@ workers share one semaphore of core slots: at most ``cores`` bots think at once 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import logging
 import multiprocessing as mp
 import os
 import signal
+import threading
 from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -72,6 +74,31 @@ def _started(pid: int) -> str | None:
         return None
 
 
+class _HeldSlots:
+    """A worker's view of the run's core slots that counts the slots it holds (in memory its
+    parent reads), so that those a worker held when it was killed are given back."""
+
+    def __init__(self, slots: CoreSlots, held: ctypes.c_int) -> None:
+        self.slots = slots
+        #: Shared memory without a lock of its own (a worker killed holding a process-shared
+        #: lock would leave it held): only this process writes it, its parent reads it once
+        #: this process is dead.
+        self.held = held
+        self._lock = threading.Lock()
+
+    def acquire(self, block: bool = True, timeout: float | None = None) -> bool:
+        if not self.slots.acquire(block, timeout):
+            return False
+        with self._lock:
+            self.held.value += 1
+        return True
+
+    def release(self) -> None:
+        with self._lock:
+            self.held.value -= 1
+        self.slots.release()
+
+
 @dataclass(frozen=True, slots=True)
 class _Task:
     """A game for a worker: the request and the bots by seat (not by index: workers that
@@ -88,7 +115,8 @@ class _Task:
 
 def _worker(options: ArenaOptions, conn: Connection, stop: Event, factory: PoolFactory,
             log_file: Path | None, slots: CoreSlots,
-            driver: tuple[int, str | None] = (0, None)) -> None:
+            driver: tuple[int, str | None] = (0, None), held: ctypes.c_int | None = None
+            ) -> None:
     """Worker process body: play the games the parent sends on ``conn`` (one at a time, each
     answered by its outcome) until a ``None`` arrives or the connection ends."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)        # the parent handles Ctrl-C
@@ -102,7 +130,7 @@ def _worker(options: ArenaOptions, conn: Connection, stop: Event, factory: PoolF
     driver_pid, driver_start = driver
     pool = None
     try:
-        pool = factory(options, slots)
+        pool = factory(options, slots if held is None else _HeldSlots(slots, held))
         while not stop.is_set():
             if driver_pid and _started(driver_pid) != driver_start:
                 break
@@ -258,9 +286,12 @@ def _how(exitcode: int | None) -> str:
 class _Worker:
     """One worker process, its end of the connection, and the game it was sent (if any)."""
 
-    def __init__(self, proc: ForkServerProcess, conn: Connection) -> None:
+    def __init__(self, proc: ForkServerProcess, conn: Connection, held: ctypes.c_int
+                 ) -> None:
         self.proc = proc
         self.conn = conn
+        #: The core slots it holds (given back when it dies holding them).
+        self.held = held
         self.task: _Task | None = None
         #: Its connection ended or broke (it died, or is dying).
         self.broken = False
@@ -301,16 +332,17 @@ class _Workers:
         """Start one worker process."""
         ex = self.executor
         ours, theirs = self.ctx.Pipe(duplex=True)
+        held: ctypes.c_int = self.ctx.RawValue("i", 0)
         proc = self.ctx.Process(target=_worker, name=f"tournament-worker-{self._made}",
                                 args=(ex.options, theirs, self.stop, ex.pool_factory,
                                       ex.log_file, self.slots,
-                                      (os.getpid(), _started(os.getpid()))))
+                                      (os.getpid(), _started(os.getpid())), held))
         self._made += 1
         try:
             proc.start()
         finally:
             theirs.close()
-        return _Worker(proc, ours)
+        return _Worker(proc, ours, held)
 
     def play(self, tasks: Sequence[_Task], on_finished: OnFinished) -> None:
         """Play ``tasks``, handing each outcome to ``on_finished``; on any error the workers
@@ -377,6 +409,11 @@ class _Workers:
             raise RunError(REIMPORTED_TEXT)
         self.procs.remove(worker)
         worker.conn.close()
+        # The core slots its bots held when it died are free again (or the run would have
+        # fewer, and none at all once every slot was lost so).
+        for _ in range(max(0, worker.held.value)):
+            self.slots.release()
+        worker.held.value = 0
         task, worker.task = worker.task, None
         index = task.request.index if task is not None else None
         deaths[index] += 1
