@@ -424,8 +424,8 @@ class _Workers:
             what = (f"worker process {worker.proc.pid} ended ({how}) while playing game "
                     f"{task.request.index + 1}")
         if index is not None and deaths[index] >= GAME_DEATHS:
-            raise RunError(f"{what}: the {deaths[index]}th worker lost on that game; "
-                           "not trying it again")
+            raise RunError(f"{what}: {deaths[index]} workers died playing that game; it is "
+                           "not tried again")
         if sum(deaths.values()) > MOST_DEATHS:
             raise RunError(f"{what}: {sum(deaths.values())} worker processes lost in this "
                            "run; not starting more")
