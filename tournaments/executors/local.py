@@ -19,7 +19,6 @@ import logging
 import multiprocessing as mp
 import os
 import signal
-import threading
 from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -28,17 +27,17 @@ from multiprocessing.context import ForkServerProcess
 from multiprocessing.synchronize import Event
 from pathlib import Path
 
-from arena import ArenaOptions, BotPool, BotSpec, CoreSlots, usable_cores
+from arena import ArenaOptions, BotSpec, usable_cores
 from engine import Variant
 from tournaments.executors.executor import (
     GameOutcome,
-    GamePool,
     GameRequest,
     OnFinished,
     RunError,
-    play_one,
 )
 from tournaments.executors.guard import REIMPORTED, REIMPORTED_TEXT, inheriting, unguarded_call
+from tournaments.executors.worker import PoolFactory, Task, arena_pool, started
+from tournaments.executors.worker import worker as work
 
 __all__ = ["LastingExecutor", "LocalExecutor", "PoolFactory", "arena_pool"]
 
@@ -50,109 +49,6 @@ _POLL_SECONDS = 0.5
 MOST_DEATHS = 10
 #: ... or when one game was in hand of this many workers that died: that game kills them.
 GAME_DEATHS = 3
-
-
-#: Makes a worker's bot pool from the arena's options and the run's shared core slots.
-PoolFactory = Callable[[ArenaOptions, CoreSlots | None], GamePool]
-
-
-def arena_pool(options: ArenaOptions, slots: CoreSlots | None = None) -> BotPool:
-    """The real bot pool, taking its core slots from ``slots`` (shared by every worker)."""
-    return BotPool(options, slots=slots)
-
-
-def _stop_on_term(signum: int, frame: object) -> None:
-    raise SystemExit(0)
-
-
-def _started(pid: int) -> str | None:
-    """When process ``pid`` started (its /proc stat field 22), or None if it is gone."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[19]
-    except (OSError, IndexError):
-        return None
-
-
-class _HeldSlots:
-    """A worker's view of the run's core slots that counts the slots it holds (in memory its
-    parent reads), so that those a worker held when it was killed are given back."""
-
-    def __init__(self, slots: CoreSlots, held: ctypes.c_int) -> None:
-        self.slots = slots
-        #: Shared memory without a lock of its own (a worker killed holding a process-shared
-        #: lock would leave it held): only this process writes it, its parent reads it once
-        #: this process is dead.
-        self.held = held
-        self._lock = threading.Lock()
-
-    def acquire(self, block: bool = True, timeout: float | None = None) -> bool:
-        if not self.slots.acquire(block, timeout):
-            return False
-        with self._lock:
-            self.held.value += 1
-        return True
-
-    def release(self) -> None:
-        with self._lock:
-            self.held.value -= 1
-        self.slots.release()
-
-
-@dataclass(frozen=True, slots=True)
-class _Task:
-    """A game for a worker: the request and the bots by seat (not by index: workers that
-    outlive a run play for fields of bots that change), and the variant."""
-
-    request: GameRequest
-    bots: tuple[BotSpec, ...]
-    variant: tuple[Variant, ...]
-
-    def play(self, pool: GamePool) -> GameOutcome:
-        seats = GameRequest(self.request.index, tuple(range(len(self.bots))), self.request.seed)
-        return play_one(pool, self.bots, seats, self.variant)
-
-
-def _worker(options: ArenaOptions, conn: Connection, stop: Event, factory: PoolFactory,
-            log_file: Path | None, slots: CoreSlots,
-            driver: tuple[int, str | None] = (0, None), held: ctypes.c_int | None = None
-            ) -> None:
-    """Worker process body: play the games the parent sends on ``conn`` (one at a time, each
-    answered by its outcome) until a ``None`` arrives or the connection ends."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)        # the parent handles Ctrl-C
-    if log_file is not None:
-        from arena import setup_logging
-
-        setup_logging(log_file)
-    signal.signal(signal.SIGTERM, _stop_on_term)        # ... and stops us with SIGTERM
-    # The process driving the run: when it is gone (even by SIGKILL), so are we. Our parent is
-    # the forkserver, which may outlive it; the start time tells a reused pid apart.
-    driver_pid, driver_start = driver
-    pool = None
-    try:
-        pool = factory(options, slots if held is None else _HeldSlots(slots, held))
-        while not stop.is_set():
-            if driver_pid and _started(driver_pid) != driver_start:
-                break
-            if not conn.poll(1.0):
-                continue
-            task: _Task | None = conn.recv()
-            if task is None:
-                break
-            try:
-                outcome = task.play(pool)
-            except Exception as err:
-                conn.send((task.request.index, f"{type(err).__name__}: {err}"))
-                break
-            conn.send((outcome, None))
-    except (SystemExit, EOFError, OSError):
-        pass                                            # stopped, or the parent is gone
-    except Exception as err:
-        with contextlib.suppress(OSError):
-            conn.send((None, f"{type(err).__name__}: {err}"))
-    finally:
-        if pool is not None:
-            pool.close()
 
 
 def _stop(procs: Sequence[ForkServerProcess], stop: Event) -> None:
@@ -256,7 +152,7 @@ class _Session:
     def run(self, requests: Sequence[GameRequest], on_finished: OnFinished) -> None:
         """Play ``requests`` (see :meth:`tournaments.executors.executor.Executor.run`); on any
         error the workers are stopped."""
-        tasks = [_Task(r, tuple(self.bots[i] for i in r.seats), self.variant)
+        tasks = [Task(r, tuple(self.bots[i] for i in r.seats), self.variant)
                  for r in requests]
         self.workers.play(tasks, on_finished)
 
@@ -292,7 +188,7 @@ class _Worker:
         self.conn = conn
         #: The core slots it holds (given back when it dies holding them).
         self.held = held
-        self.task: _Task | None = None
+        self.task: Task | None = None
         #: Its connection ended or broke (it died, or is dying).
         self.broken = False
 
@@ -322,7 +218,7 @@ class _Workers:
         # random.py there would replace the standard module in the arena itself.
         os.environ["PYTHONSAFEPATH"] = "1"
         self.ctx = ctx = mp.get_context("forkserver")
-        ctx.set_forkserver_preload(["tournaments.executors.local", "arena.pool", "engine"])
+        ctx.set_forkserver_preload(["tournaments.executors.worker", "arena.pool", "engine"])
         self.stop = ctx.Event()
         # Kept for the workers' life: a child opens it by name, after start() returns.
         self.slots = ctx.Semaphore(self.executor.cores or usable_cores())
@@ -333,10 +229,10 @@ class _Workers:
         ex = self.executor
         ours, theirs = self.ctx.Pipe(duplex=True)
         held: ctypes.c_int = self.ctx.RawValue("i", 0)
-        proc = self.ctx.Process(target=_worker, name=f"tournament-worker-{self._made}",
+        proc = self.ctx.Process(target=work, name=f"tournament-worker-{self._made}",
                                 args=(ex.options, theirs, self.stop, ex.pool_factory,
                                       ex.log_file, self.slots,
-                                      (os.getpid(), _started(os.getpid())), held))
+                                      (os.getpid(), started(os.getpid())), held))
         self._made += 1
         try:
             proc.start()
@@ -344,7 +240,7 @@ class _Workers:
             theirs.close()
         return _Worker(proc, ours, held)
 
-    def play(self, tasks: Sequence[_Task], on_finished: OnFinished) -> None:
+    def play(self, tasks: Sequence[Task], on_finished: OnFinished) -> None:
         """Play ``tasks``, handing each outcome to ``on_finished``; on any error the workers
         are stopped (the next call starts new ones)."""
         if not tasks:
@@ -357,7 +253,7 @@ class _Workers:
             self.close(graceful=False)
             raise
 
-    def _collect(self, tasks: Sequence[_Task], on_finished: OnFinished) -> None:
+    def _collect(self, tasks: Sequence[Task], on_finished: OnFinished) -> None:
         backlog = deque(tasks)
         pending = {task.request.index for task in tasks}
         deaths: Counter[int | None] = Counter()
@@ -396,7 +292,7 @@ class _Workers:
             pending.discard(done.index)
             on_finished(done)
 
-    def _replace(self, worker: _Worker, backlog: deque[_Task],
+    def _replace(self, worker: _Worker, backlog: deque[Task],
                  deaths: Counter[int | None]) -> None:
         """``worker`` died: say so, send its game again, and start another in its place
         (unless workers die too often: then the run ends, saying why)."""
