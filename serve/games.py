@@ -15,7 +15,7 @@ import ctypes
 import multiprocessing as mp
 import signal
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing.context import SpawnProcess
 from multiprocessing.queues import Queue
 from pathlib import Path
@@ -48,7 +48,8 @@ RETRY_SECONDS = 5.0
 class Report:
     """What the game process is doing: ``playing``, ``final`` (the final evaluation),
     ``waiting`` (``detail`` says for what), ``over`` (the season), or ``error`` (``detail``:
-    what failed; it tries again)."""
+    what failed; it tries again). ``playing`` or ``final`` with a ``detail``: something went
+    wrong and the games went on (a worker process died; its game is played again)."""
 
     state: str
     detail: str | None = None
@@ -102,6 +103,9 @@ def play_forever(setup: GameProcess, reports: Queue[Report]) -> None:
     report = _Reporter(reports)
     made = make_executor(setup.kind, setup.options, workers=setup.workers, cores=setup.cores,
                          log_file=setup.log_file, address=setup.address)
+    if isinstance(made, LocalExecutor):         # a worker lost (and replaced) is told
+        made = replace(made, on_worker_lost=lambda what: report(
+            Report(report.last.state if report.last else "playing", what)))
     # One set of worker processes for every batch (the local executor's; Ray keeps its own).
     lasting = made.lasting() if isinstance(made, LocalExecutor) else None
     executor: Executor = lasting or made

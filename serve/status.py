@@ -194,6 +194,9 @@ class GameMonitor:
                 self._seen.report = report
                 if report.state == "error":
                     self._seen.last_error = report.detail
+                elif report.state in ("playing", "final") and report.detail:
+                    self._seen.last_error = report.detail     # the games went on
+                    log.warning("%s", report.detail)
         games = store.count()
         entries = store.entries.all()
         seating = seating_problem(store.config().players, entries)

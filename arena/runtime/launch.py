@@ -13,11 +13,14 @@ once the process is collected. Killing never waits.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import logging
 import os
 import select
 import signal
 import subprocess
+import sys
+import threading
 import time
 from collections.abc import Callable
 
@@ -31,6 +34,41 @@ __all__ = ["ForkedRunner", "Runner", "SpawnedRunner"]
 
 log = logging.getLogger(__name__)
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+_PR_SET_PDEATHSIG = 1
+
+
+def _prctl() -> Callable[..., int] | None:
+    """libc's ``prctl`` (resolved here, before any fork), or None where there is none."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        function: Callable[..., int] = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # pragma: no cover - a libc without prctl
+        return None
+    return function
+
+
+_PRCTL = _prctl()
+
+
+def die_with_parent() -> Callable[[], None] | None:
+    """A ``preexec_fn`` that has the child SIGKILLed when this process dies (a worker
+    SIGKILLed by the OOM killer leaves no bot behind, frozen between picks), or None where
+    that cannot be promised: not Linux, or not on the main thread (Linux sends the signal
+    when the *thread* that forked the child ends, and only the main thread lives as long as
+    the process). The child checks its parent after asking: one that died in between left
+    it with another parent already, and it ends at once."""
+    prctl = _PRCTL
+    if prctl is None or threading.current_thread() is not threading.main_thread():
+        return None
+    parent = os.getpid()
+
+    def in_child() -> None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:
+            os._exit(1)
+
+    return in_child
 
 
 class Runner:
@@ -215,7 +253,7 @@ class SpawnedRunner(Runner):
             self.popen = subprocess.Popen(
                 self.launch.argv, stdin=subprocess.DEVNULL, stdout=log_w, stderr=log_w,
                 pass_fds=(req_r, rep_w, *self.launch.fds), env=self.launch.env,
-                cwd=self.launch.cwd, start_new_session=True)
+                cwd=self.launch.cwd, start_new_session=True, preexec_fn=die_with_parent())
         except BaseException:
             self.free()
             raise

@@ -12,7 +12,16 @@ import socket
 import sqlite3
 import time
 
-from tests.serve.server import FIRST, Server, arena, game_process, submit, workers
+from tests.serve.server import (
+    FIRST,
+    Server,
+    arena,
+    game_process,
+    running,
+    submit,
+    tree,
+    workers,
+)
 
 LAST = '"""Keeps the last card."""\n\n\ndef pick(obs):\n    return obs.hand[-1]\n'
 
@@ -124,9 +133,25 @@ def test_a_served_league_says_why_it_waits_then_plays_on_lasting_workers(tmp_pat
         assert "5 entries" in done.stdout and "restore it with: arena league restore" in \
             done.stdout
         backed_up = status["games"]
+        # A lasting worker SIGKILLed (the OOM killer): replaced, its game (if it held one)
+        # played again, and said; the games go on, and nothing of the worker stays behind.
+        victim = min(workers(server.proc.pid))
+        doomed = tree(victim)
+        os.kill(victim, signal.SIGKILL)
+        said = f"worker process {victim} ended (killed by SIGKILL)"
+        status = wait_for(lambda: (s := server.get("/api/status")[1])["last_error"] and
+                          said in s["last_error"] and s, 60)
+        assert status["playing"] is True
+        wait_for(lambda: not running(doomed), 10)
+        wait_for(lambda: any(said in x for x in server.lines), 10)
+        assert said in (lg / "serve.log").read_text()
+        games = status["games"]
+        wait_for(lambda: server.get("/api/status")[1]["games"] > games + 4, 120)
+        assert len(workers(server.proc.pid)) == 2 and victim not in workers(server.proc.pid)
         # The game process killed: said, and started again.
         os.kill(game_process(server.proc.pid), signal.SIGKILL)
-        status = wait_for(lambda: (s := server.get("/api/status")[1])["last_error"] and s, 30)
+        status = wait_for(lambda: (s := server.get("/api/status")[1])["last_error"] and
+                          said not in s["last_error"] and s, 30)
         assert status["last_error"] == "the game process ended (exit code -9)"
         assert status["playing"] is False
         games = status["games"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -17,6 +18,8 @@ from typer.testing import CliRunner
 from arena import ArenaOptions, SandboxUnavailable, check_sandbox
 from cli.main import app
 from engine import replay
+from tests.serve.server import running, tree
+from tests.serve.server import workers as worker_pids
 
 BOTS = Path(__file__).resolve().parent / "bots"
 runner = CliRunner()
@@ -57,22 +60,74 @@ def stored_games(db: Path) -> int:
         return 0
 
 
+def start_arena(cwd: Path, *args: str) -> subprocess.Popen[str]:
+    """``arena ARGS`` in its own process group (its output kept)."""
+    command = [sys.executable, "-c", "from cli.main import main; main()", *args]
+    return subprocess.Popen(command, cwd=cwd, start_new_session=True, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def wait_stored(proc: subprocess.Popen[str], db: Path, games: int) -> None:
+    deadline = time.monotonic() + 120
+    while stored_games(db) < games:
+        assert proc.poll() is None, "the run ended before it could be killed"
+        assert time.monotonic() < deadline, "no progress"
+        time.sleep(0.02)
+
+
+def all_gone(pids: set[int], timeout: float = 5.0) -> set[int]:
+    """Those of ``pids`` still running after ``timeout`` seconds (none, if all ended)."""
+    deadline = time.monotonic() + timeout
+    while (left := running(pids)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return left
+
+
 def kill_when_stored(cwd: Path, db: Path, games: int, *args: str) -> int:
     """Run ``arena ARGS`` in its own process group, SIGKILL the whole group once ``db`` holds
-    ``games`` games; how many it holds then."""
-    command = [sys.executable, "-c", "from cli.main import main; main()", *args]
-    proc = subprocess.Popen(command, cwd=cwd, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    ``games`` games; how many it holds then. No process of the run outlives it (bot
+    processes are sessions of their own, out of the group: they die with their worker)."""
+    proc = start_arena(cwd, *args)
+    doomed: set[int] = set()
     try:
-        deadline = time.monotonic() + 120
-        while stored_games(db) < games:
-            assert proc.poll() is None, "the run ended before it could be killed"
-            assert time.monotonic() < deadline, "no progress"
-            time.sleep(0.02)
+        wait_stored(proc, db, games)
+        doomed = tree(proc.pid)
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+        proc.communicate()
+    assert not all_gone(doomed), f"left running after SIGKILL: {running(doomed)}"
     return stored_games(db)
+
+
+def kill_a_worker(cwd: Path, db: Path, games: int, *args: str
+                  ) -> tuple[subprocess.CompletedProcess[str], int]:
+    """Run ``arena ARGS``, SIGKILL one of its worker processes (mid-game) once ``db`` holds
+    ``games`` games, and let it finish: what it did, and the worker's pid. Every process
+    under the killed worker (its bots, their sandboxes) ends with it."""
+    proc = start_arena(cwd, *args)
+    try:
+        wait_stored(proc, db, games)
+        found: set[int] = set()
+        while len(found) < 2:
+            assert proc.poll() is None, "the run ended before a worker could be killed"
+            found = worker_pids(proc.pid)
+        victim = min(found)
+        doomed = tree(victim)
+        os.kill(victim, signal.SIGKILL)
+        assert not all_gone(doomed), f"left running after the worker: {running(doomed)}"
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err), victim
+
+
+def said_lost(text: str, pid: int) -> bool:
+    """Whether ``text`` says worker ``pid`` was SIGKILLed mid-game and the game replayed."""
+    return re.search(rf"worker process {pid} ended \(killed by SIGKILL\) while playing game "
+                     r"\d+; the game is played again from the start on a new worker",
+                     text) is not None
 
 
 def test_workers_and_sigkill_resume_give_identical_rankings(tmp_path):
@@ -96,7 +151,16 @@ def test_workers_and_sigkill_resume_give_identical_rankings(tmp_path):
     assert f"resuming: {stored} games already stored, {KILL_GAMES - stored} to play" \
         in result.output
     texts.append((out / "ranking.json").read_bytes())
-    assert texts[0] == texts[1] == texts[2]
+    # A worker SIGKILLed mid-game (the OOM killer): the run goes on, replaces the worker and
+    # plays the game again from the start, and says so in its log.
+    out = tmp_path / "worker"
+    done, victim = kill_a_worker(tmp_path, out / "tournament.db", 3, "tournament", *KILL_BOTS,
+                                 *map(str, KILL_OPTIONS), "--workers", "2", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert said_lost(done.stderr, victim) and said_lost((out / "arena.log").read_text(), victim)
+    assert stored_games(out / "tournament.db") == KILL_GAMES
+    texts.append((out / "ranking.json").read_bytes())
+    assert texts[0] == texts[1] == texts[2] == texts[3]
     ranking = json.loads(texts[0])
     assert ranking["games"] == KILL_GAMES and len(ranking["bots"]) == 4
 
@@ -107,6 +171,25 @@ def sandbox_available() -> bool:
     except SandboxUnavailable:
         return False
     return True
+
+
+@pytest.mark.skipif(not sandbox_available(), reason="bubblewrap sandbox unavailable here")
+def test_a_worker_killed_in_the_sandbox_costs_one_replayed_game(tmp_path):
+    # One cycle of the tournament above, sandboxed (the sandbox changes no record).
+    options = [*KILL_OPTIONS[:KILL_OPTIONS.index("--cycles")], "--cycles", "1", "--seed", "5",
+               "--move-time", "5", "--quiet"]
+    whole = tmp_path / "whole"
+    result = arena("tournament", *KILL_BOTS, *options, "--sandbox", "none", "--workers", "2",
+                   "--out", whole)
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "sandboxed"
+    done, victim = kill_a_worker(tmp_path, out / "tournament.db", 3, "tournament", *KILL_BOTS,
+                                 *options, "--sandbox", "auto", "--workers", "2", "--out",
+                                 str(out))
+    assert done.returncode == 0, done.stderr
+    assert said_lost(done.stderr, victim) and said_lost((out / "arena.log").read_text(), victim)
+    assert stored_games(out / "tournament.db") == KILL_GAMES // 2
+    assert (out / "ranking.json").read_bytes() == (whole / "ranking.json").read_bytes()
 
 
 @pytest.mark.skipif(not sandbox_available(), reason="bubblewrap sandbox unavailable here")

@@ -13,8 +13,10 @@ from tests.tournaments.test_cli import (
     BOTS,
     arena,
     bots,
+    kill_a_worker,
     kill_when_stored,
     one_line_error,
+    said_lost,
     sandbox_available,
 )
 
@@ -133,6 +135,16 @@ def test_sigkill_anywhere_then_run_finishes_the_batch_with_the_same_games(tmp_pa
     assert f"batch 1: {KILL_GAMES} games, {KILL_GAMES - stored} played now" in result.output
     assert planned(killed) == planned(whole)
     assert (killed / "ranking.json").read_bytes() == (whole / "ranking.json").read_bytes()
+    # A worker SIGKILLed mid-game: the batch goes on, its game played again, said in the log.
+    lost = make("lost")
+    done, victim = kill_a_worker(tmp_path, lost / "league.db", 3, "league", "run", str(lost),
+                                 "--games", str(KILL_GAMES), "--workers", "2", *FAST)
+    assert done.returncode == 0, done.stderr
+    assert f"batch 1: {KILL_GAMES} games, {KILL_GAMES} played now" in done.stdout
+    assert said_lost(done.stderr, victim)
+    assert said_lost((lost / "arena.log").read_text(), victim)
+    assert planned(lost) == planned(whole)
+    assert (lost / "ranking.json").read_bytes() == (whole / "ranking.json").read_bytes()
 
 
 PEEK = """

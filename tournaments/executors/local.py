@@ -1,8 +1,11 @@
 """The local executor: scheduled games played in parallel worker processes on this machine.
 
-Each worker process owns one bot pool for its whole life and takes the next game (its bots by
-seat) from a shared queue; the parent receives finished games as they arrive and hands them to
-a callback (which stores them). A run's workers stop with it, a session's when it closes (a
+Each worker process owns one bot pool for its whole life and is sent one game at a time (its
+bots by seat) on a connection of its own; the parent receives finished games as they arrive and
+hands them to a callback (which stores them). The parent knows which game each worker holds and
+watches each process: a worker that dies mid-game (SIGKILL, the OOM killer) is logged, replaced,
+and its game played again from the start (the deal and the bots' seeds depend only on the game,
+so the record is the same). A run's workers stop with it, a session's when it closes (a
 league's batch), a :class:`LastingExecutor`'s when it closes (a server's season). Workers are
 started with the ``forkserver`` context, never by forking a process that runs threads. All
 workers share one semaphore of core slots: at most ``cores`` bots think at once across the run.
@@ -10,113 +13,42 @@ workers share one semaphore of core slots: at most ``cores`` bots think at once 
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import logging
 import multiprocessing as mp
 import os
-import queue
 import signal
+from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
 from multiprocessing.context import ForkServerProcess
-from multiprocessing.queues import Queue
 from multiprocessing.synchronize import Event
 from pathlib import Path
 
-from arena import ArenaOptions, BotPool, BotSpec, CoreSlots, usable_cores
+from arena import ArenaOptions, BotSpec, usable_cores
 from engine import Variant
 from tournaments.executors.executor import (
     GameOutcome,
-    GamePool,
     GameRequest,
     OnFinished,
     RunError,
-    play_one,
 )
 from tournaments.executors.guard import REIMPORTED, REIMPORTED_TEXT, inheriting, unguarded_call
+from tournaments.executors.worker import PoolFactory, Task, arena_pool, started
+from tournaments.executors.worker import worker as work
 
 __all__ = ["LastingExecutor", "LocalExecutor", "PoolFactory", "arena_pool"]
 
+log = logging.getLogger(__name__)
+
 _POLL_SECONDS = 0.5
-
-
-#: Makes a worker's bot pool from the arena's options and the run's shared core slots.
-PoolFactory = Callable[[ArenaOptions, CoreSlots | None], GamePool]
-
-
-def arena_pool(options: ArenaOptions, slots: CoreSlots | None = None) -> BotPool:
-    """The real bot pool, taking its core slots from ``slots`` (shared by every worker)."""
-    return BotPool(options, slots=slots)
-
-
-#: What a worker sends back: a game played, or why it stopped (with the game, if one).
-_Message = tuple[GameOutcome, None] | tuple[int | None, str]
-
-
-def _stop_on_term(signum: int, frame: object) -> None:
-    raise SystemExit(0)
-
-
-def _started(pid: int) -> str | None:
-    """When process ``pid`` started (its /proc stat field 22), or None if it is gone."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[19]
-    except (OSError, IndexError):
-        return None
-
-
-@dataclass(frozen=True, slots=True)
-class _Task:
-    """A game for a worker: the request and the bots by seat (not by index: workers that
-    outlive a run play for fields of bots that change), and the variant."""
-
-    request: GameRequest
-    bots: tuple[BotSpec, ...]
-    variant: tuple[Variant, ...]
-
-    def play(self, pool: GamePool) -> GameOutcome:
-        seats = GameRequest(self.request.index, tuple(range(len(self.bots))), self.request.seed)
-        return play_one(pool, self.bots, seats, self.variant)
-
-
-def _worker(options: ArenaOptions, tasks: Queue[_Task | None], results: Queue[_Message],
-            stop: Event, factory: PoolFactory, log_file: Path | None, slots: CoreSlots,
-            driver: tuple[int, str | None] = (0, None)) -> None:
-    """Worker process body: play games from ``tasks`` until a ``None`` arrives."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)        # the parent handles Ctrl-C
-    if log_file is not None:
-        from arena import setup_logging
-
-        setup_logging(log_file)
-    signal.signal(signal.SIGTERM, _stop_on_term)        # ... and stops us with SIGTERM
-    # The process driving the run: when it is gone (even by SIGKILL), so are we. Our parent is
-    # the forkserver, which may outlive it; the start time tells a reused pid apart.
-    driver_pid, driver_start = driver
-    pool = None
-    try:
-        pool = factory(options, slots)
-        while not stop.is_set():
-            if driver_pid and _started(driver_pid) != driver_start:
-                results.cancel_join_thread()
-                break
-            try:
-                task = tasks.get(timeout=1.0)
-            except queue.Empty:
-                continue
-            if task is None:
-                break
-            try:
-                outcome = task.play(pool)
-            except Exception as err:
-                results.put((task.request.index, f"{type(err).__name__}: {err}"))
-                break
-            results.put((outcome, None))
-    except SystemExit:
-        results.cancel_join_thread()
-    except Exception as err:
-        results.put((None, f"{type(err).__name__}: {err}"))
-    finally:
-        if pool is not None:
-            pool.close()
+#: A run (or a session's round) ends when its workers die this often: something kills every
+#: worker (memory too tight for one), and replacing them would only loop.
+MOST_DEATHS = 10
+#: ... or when one game was in hand of this many workers that died: that game kills them.
+GAME_DEATHS = 3
 
 
 def _stop(procs: Sequence[ForkServerProcess], stop: Event) -> None:
@@ -143,6 +75,9 @@ class LocalExecutor:
     #: The arena's own log (starts, kills, late replies), shared by the workers.
     log_file: Path | None = None
     pool_factory: PoolFactory = arena_pool
+    #: Told (in one line) when a worker process dies and is replaced, besides the log's
+    #: warning (a server's game process reports it).
+    on_worker_lost: Callable[[str], None] | None = None
 
     def run(self, bots: Sequence[BotSpec], requests: Sequence[GameRequest],
             variant: Sequence[Variant], on_finished: OnFinished) -> None:
@@ -217,7 +152,7 @@ class _Session:
     def run(self, requests: Sequence[GameRequest], on_finished: OnFinished) -> None:
         """Play ``requests`` (see :meth:`tournaments.executors.executor.Executor.run`); on any
         error the workers are stopped."""
-        tasks = [_Task(r, tuple(self.bots[i] for i in r.seats), self.variant)
+        tasks = [Task(r, tuple(self.bots[i] for i in r.seats), self.variant)
                  for r in requests]
         self.workers.play(tasks, on_finished)
 
@@ -226,16 +161,52 @@ class _Session:
             self.workers.close(graceful=graceful)
 
 
+def _readable(conn: Connection) -> bool:
+    try:
+        return conn.poll(0)
+    except (OSError, EOFError):
+        return False
+
+
+def _how(exitcode: int | None) -> str:
+    """How a worker process ended, in words: ``killed by SIGKILL``, ``exit status 1``."""
+    if exitcode is None:
+        return "its connection broke"
+    if exitcode < 0:
+        with contextlib.suppress(ValueError):
+            return f"killed by {signal.Signals(-exitcode).name}"
+        return f"killed by signal {-exitcode}"
+    return f"exit status {exitcode}"
+
+
+class _Worker:
+    """One worker process, its end of the connection, and the game it was sent (if any)."""
+
+    def __init__(self, proc: ForkServerProcess, conn: Connection, held: ctypes.c_int
+                 ) -> None:
+        self.proc = proc
+        self.conn = conn
+        #: The core slots it holds (given back when it dies holding them).
+        self.held = held
+        self.task: Task | None = None
+        #: Its connection ended or broke (it died, or is dying).
+        self.broken = False
+
+
 class _Workers:
-    """``count`` worker processes and their queues, started at the first game."""
+    """``count`` worker processes, each with a connection of its own, started at the first
+    game. The parent sends each idle worker the next game and knows which game every worker
+    holds: a worker that dies (SIGKILL, the OOM killer) is replaced, and its game played
+    again from the start, on the same deal and seeds (the same record)."""
 
     def __init__(self, executor: LocalExecutor, count: int) -> None:
         self.executor = executor
         self.count = count
-        self.procs: list[ForkServerProcess] = []
+        self.procs: list[_Worker] = []
+        self._made = 0
 
     def pids(self) -> list[int]:
-        return [p.pid for p in self.procs if p.pid is not None]
+        return [w.proc.pid for w in self.procs if w.proc.pid is not None]
 
     def _start(self) -> None:
         problem = unguarded_call()
@@ -246,23 +217,30 @@ class _Workers:
         # The workers' interpreters must not import from the current folder: a bot file named
         # random.py there would replace the standard module in the arena itself.
         os.environ["PYTHONSAFEPATH"] = "1"
-        ctx = mp.get_context("forkserver")
-        ctx.set_forkserver_preload(["tournaments.executors.local", "arena.pool", "engine"])
-        self.tasks: Queue[_Task | None] = ctx.Queue()
-        self.results: Queue[_Message] = ctx.Queue()
+        self.ctx = ctx = mp.get_context("forkserver")
+        ctx.set_forkserver_preload(["tournaments.executors.worker", "arena.pool", "engine"])
         self.stop = ctx.Event()
-        ex = self.executor
         # Kept for the workers' life: a child opens it by name, after start() returns.
-        self.slots = slots = ctx.Semaphore(ex.cores or usable_cores())
-        self.procs = [ctx.Process(target=_worker, name=f"tournament-worker-{i}",
-                                  args=(ex.options, self.tasks, self.results, self.stop,
-                                        ex.pool_factory, ex.log_file, slots,
-                                        (os.getpid(), _started(os.getpid()))))
-                      for i in range(self.count)]
-        for p in self.procs:
-            p.start()
+        self.slots = ctx.Semaphore(self.executor.cores or usable_cores())
+        self.procs = [self._new() for _ in range(self.count)]
 
-    def play(self, tasks: Sequence[_Task], on_finished: OnFinished) -> None:
+    def _new(self) -> _Worker:
+        """Start one worker process."""
+        ex = self.executor
+        ours, theirs = self.ctx.Pipe(duplex=True)
+        held: ctypes.c_int = self.ctx.RawValue("i", 0)
+        proc = self.ctx.Process(target=work, name=f"tournament-worker-{self._made}",
+                                args=(ex.options, theirs, self.stop, ex.pool_factory,
+                                      ex.log_file, self.slots,
+                                      (os.getpid(), started(os.getpid())), held))
+        self._made += 1
+        try:
+            proc.start()
+        finally:
+            theirs.close()
+        return _Worker(proc, ours, held)
+
+    def play(self, tasks: Sequence[Task], on_finished: OnFinished) -> None:
         """Play ``tasks``, handing each outcome to ``on_finished``; on any error the workers
         are stopped (the next call starts new ones)."""
         if not tasks:
@@ -270,46 +248,104 @@ class _Workers:
         try:
             if not self.procs:
                 self._start()
-            for task in tasks:
-                self.tasks.put(task)
-            self._collect({task.request.index for task in tasks}, on_finished)
+            self._collect(tasks, on_finished)
         except BaseException:
             self.close(graceful=False)
             raise
 
-    def _collect(self, pending: set[int], on_finished: OnFinished) -> None:
+    def _collect(self, tasks: Sequence[Task], on_finished: OnFinished) -> None:
+        backlog = deque(tasks)
+        pending = {task.request.index for task in tasks}
+        deaths: Counter[int | None] = Counter()
         while pending:
-            try:
-                done, error = self.results.get(timeout=_POLL_SECONDS)
-            except queue.Empty:
-                if not any(p.is_alive() for p in self.procs):
-                    raise RunError(self._ended(len(pending))) from None
-                continue
-            if not isinstance(done, GameOutcome):
-                where = "" if done is None else f"game {done + 1}: "
-                raise RunError(f"{where}{error}")
+            for worker in self.procs:
+                if worker.task is None and backlog and not worker.broken:
+                    worker.task = backlog.popleft()
+                    try:
+                        worker.conn.send(worker.task)
+                    except OSError:
+                        worker.broken = True        # dead: its game is sent again below
+            ready = set(wait([w.conn for w in self.procs] + [w.proc.sentinel
+                                                            for w in self.procs],
+                             timeout=_POLL_SECONDS))
+            for worker in list(self.procs):
+                if worker.conn in ready:
+                    self._receive(worker, pending, on_finished)
+                if worker.broken or worker.proc.sentinel in ready:
+                    # What it sent before it died counts (a game it finished is not lost).
+                    while not worker.broken and _readable(worker.conn):
+                        self._receive(worker, pending, on_finished)
+                    self._replace(worker, backlog, deaths)
+
+    def _receive(self, worker: _Worker, pending: set[int], on_finished: OnFinished) -> None:
+        """Read what ``worker`` sent: a game played, or why it stopped."""
+        try:
+            done, error = worker.conn.recv()
+        except (EOFError, OSError):
+            worker.broken = True
+            return
+        if not isinstance(done, GameOutcome):
+            where = "" if done is None else f"game {done + 1}: "
+            raise RunError(f"{where}{error}")
+        worker.task = None
+        if done.index in pending:
             pending.discard(done.index)
             on_finished(done)
 
-    def _ended(self, pending: int) -> str:
-        """Why the workers all ended with ``pending`` games unplayed."""
-        codes = sorted({p.exitcode for p in self.procs if p.exitcode is not None})
-        if REIMPORTED in codes:
-            return REIMPORTED_TEXT
-        status = f" (exit status {', '.join(map(str, codes))})" if codes else ""
-        return f"the worker processes ended{status} with {pending} games unplayed"
+    def _replace(self, worker: _Worker, backlog: deque[Task],
+                 deaths: Counter[int | None]) -> None:
+        """``worker`` died: say so, send its game again, and start another in its place
+        (unless workers die too often: then the run ends, saying why)."""
+        worker.proc.join(timeout=5)
+        if worker.proc.is_alive():              # its connection broke, yet it runs: end it
+            worker.proc.kill()
+            worker.proc.join(timeout=5)
+        code = worker.proc.exitcode
+        if code == REIMPORTED:
+            raise RunError(REIMPORTED_TEXT)
+        self.procs.remove(worker)
+        worker.conn.close()
+        # The core slots its bots held when it died are free again (or the run would have
+        # fewer, and none at all once every slot was lost so).
+        for _ in range(max(0, worker.held.value)):
+            self.slots.release()
+        worker.held.value = 0
+        task, worker.task = worker.task, None
+        index = task.request.index if task is not None else None
+        deaths[index] += 1
+        how = _how(code)
+        if task is None:
+            what = f"worker process {worker.proc.pid} ended ({how}) between games"
+        else:
+            what = (f"worker process {worker.proc.pid} ended ({how}) while playing game "
+                    f"{task.request.index + 1}")
+        if index is not None and deaths[index] >= GAME_DEATHS:
+            raise RunError(f"{what}: {deaths[index]} workers died playing that game; it is "
+                           "not tried again")
+        if sum(deaths.values()) > MOST_DEATHS:
+            raise RunError(f"{what}: {sum(deaths.values())} worker processes lost in this "
+                           "run; not starting more")
+        if task is not None:
+            backlog.appendleft(task)
+            what += "; the game is played again from the start on a new worker"
+        else:
+            what += "; a new worker takes its place"
+        log.warning("%s", what)
+        if self.executor.on_worker_lost is not None:
+            self.executor.on_worker_lost(what)
+        self.procs.append(self._new())
 
     def close(self, *, graceful: bool = True) -> None:
         """Stop the workers (``graceful``: let them finish and close their pools first)."""
         if not self.procs:
             return
-        procs, self.procs = self.procs, []
+        workers, self.procs = self.procs, []
         if graceful:
-            for _ in procs:
-                self.tasks.put(None)
-            for p in procs:
-                p.join(timeout=30)
-        _stop(procs, self.stop)
-        for q in (self.tasks, self.results):
-            q.cancel_join_thread()
-            q.close()
+            for w in workers:
+                with contextlib.suppress(OSError):
+                    w.conn.send(None)
+            for w in workers:
+                w.proc.join(timeout=30)
+        _stop([w.proc for w in workers], self.stop)
+        for w in workers:
+            w.conn.close()

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import logging
+import os
+import re
+import signal
+
 import pytest
 
 from arena import ArenaOptions
@@ -119,3 +124,64 @@ def test_lasting_workers_start_again_after_a_failure(tmp_path):
         seen = []
         lasting.run(specs, [GameRequest(1, (0, 1), 1)], (), seen.append)
         assert [o.index for o in seen] == [1] and len(lasting.pids()) == 1
+
+
+class KillsWorkers:
+    """A pool whose worker process SIGKILLs itself (as the OOM killer would) when it starts
+    the game of ``seed``: ``times`` times in all (a marker file per time), or always."""
+
+    def __init__(self, marker, seed: int, times: int | None = 1):
+        self.marker, self.seed, self.times = marker, seed, times
+
+    def __call__(self, options, slots=None):
+        return _Killing(self, fake_pool(options, slots))
+
+
+class _Killing:
+    def __init__(self, how: KillsWorkers, pool):
+        self.how, self.pool = how, pool
+
+    def play(self, bots, seed, variant=()):
+        how = self.how
+        if seed == how.seed:
+            done = len(list(how.marker.parent.glob(how.marker.name + "*")))
+            if how.times is None or done < how.times:
+                (how.marker.parent / f"{how.marker.name}{done}").touch()
+                os.kill(os.getpid(), signal.SIGKILL)
+        return self.pool.play(bots, seed, variant)
+
+    def close(self):
+        self.pool.close()
+
+
+def test_a_killed_worker_is_replaced_and_its_game_played_again(tmp_path, caplog):
+    config = fake_config(cycles=2)
+    games = config.build()
+    specs = [FakeSpec(n) for n in config.names]
+    requests = [GameRequest.of(g) for g in games]
+    whole: list = []
+    local(2).run(specs, requests, (), whole.append)
+    seen: list = []
+    with caplog.at_level(logging.WARNING, "tournaments.executors.local"):
+        local(2, KillsWorkers(tmp_path / "killed", games[3].seed, times=2)).run(
+            specs, requests, (), seen.append)
+    assert sorted(o.index for o in seen) == [g.index for g in games]   # each game once
+    by_index = {o.index: o.record.to_json() for o in whole}
+    assert all(o.record.to_json() == by_index[o.index] for o in seen)
+    lost = [r.getMessage() for r in caplog.records if "ended (killed by SIGKILL)" in
+            r.getMessage()]
+    dealt = {g.index + 1 for g in games if g.seed == games[3].seed}  # the deal's rotations
+    assert len(lost) == 2 and all(
+        re.search(r"while playing game (\d+); the game is played again from the start on a "
+                  r"new worker$", line) for line in lost), lost
+    assert {int(re.findall(r"game (\d+);", line)[0]) for line in lost} <= dealt
+
+
+def test_a_game_that_kills_every_worker_ends_the_run(tmp_path):
+    config = fake_config()
+    games = config.build()
+    with pytest.raises(RunError, match=r"while playing game \d+: 3 workers died playing that "
+                                       "game; it is not tried again"):
+        local(2, KillsWorkers(tmp_path / "killed", games[0].seed, times=None)).run(
+            [FakeSpec(n) for n in config.names], [GameRequest.of(g) for g in games], (),
+            lambda o: None)
