@@ -211,6 +211,7 @@ def _serve(sock: socket.socket, directory: Path, host: str, port: int,
 
     from serve.app import make_app
     from serve.games import GameProcess, start_games
+    from serve.http import server_config
     from serve.pages import page_routes
     from serve.service import Competition
     from serve.status import GameMonitor
@@ -254,8 +255,7 @@ def _serve(sock: socket.socket, directory: Path, host: str, port: int,
     # KeyboardInterrupt here either way, so both end alike.
     previous = signal.signal(signal.SIGTERM, interrupt)
     try:
-        uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False)).run(
-            sockets=[sock])
+        uvicorn.Server(server_config(app)).run(sockets=[sock])   # serve/http.py: its limits
     except KeyboardInterrupt:
         pass
     finally:
