@@ -68,8 +68,9 @@ MIN_CHUNK = 256
 PACE = 0.1
 #: Seconds a refused body is still read (and dropped, unparsed) after the answer.
 LINGER = 2.0
-#: Connections at once from one address, and in all.
-MAX_PER_CLIENT = 64
+#: Connections at once from one address (a classroom behind one NAT address counts as one:
+#: 50 browsers of a few connections each), and in all.
+MAX_PER_CLIENT = 256
 MAX_CONNECTIONS = 1000
 #: The listening socket's backlog (cli.serve listens itself; see its ``_listen``).
 BACKLOG = 2048

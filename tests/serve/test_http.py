@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from serve.http import HEADER_TIMEOUT, RATE_WINDOW
+from serve.app import MAX_UPLOADS
+from serve.http import HEADER_TIMEOUT, MAX_PER_CLIENT, RATE_WINDOW
 from tests.serve.server import Server, rss_mib
 
 UPLOAD = 17 << 20                    # the default limit: a 16 MiB bot, 17 MiB upload
@@ -167,6 +168,50 @@ def test_expect_100_continue_only_when_authorised_and_within_limits(server: Serv
     status, body = first_answer(f"Authorization: Bearer {token}\r\n", UPLOAD + (1 << 20))
     assert (status, json.loads(body)) == (413, {"error": "an upload may have at most 17 MiB"})
     assert first_answer(f"Authorization: Bearer {token}\r\n", 1000)[0] == 100
+
+
+def test_uploads_at_once_are_bounded(server: Server) -> None:
+    """MAX_UPLOADS uploads in flight (their bodies still coming): one more is answered 503 with
+    Retry-After before its body is read; once they are gone, uploads are taken again."""
+    token = server.participant("busy", server.organiser or "")
+    head = (f"POST /api/bots HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
+            "Content-Type: multipart/form-data; boundary=b\r\nContent-Length: 100000\r\n"
+            "Expect: 100-continue\r\n\r\n").encode()
+    busy = [connect(server) for _ in range(MAX_UPLOADS)]
+    try:
+        for sock in busy:
+            sock.sendall(head)
+            assert answer(sock)[0] == 100           # read: the upload is in flight
+            sock.sendall(b"--b\r\n")
+        with connect(server) as sock:
+            sock.sendall(head)
+            status, body = answer(sock)
+        assert status == 503 and "try again" in json.loads(body)["error"]
+    finally:
+        for sock in busy:
+            sock.close()
+    deadline = time.monotonic() + 10
+    while True:                                     # the closed uploads leave their slots
+        with connect(server) as sock:
+            sock.sendall(head)
+            status, _ = answer(sock)
+        if status == 100 or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert status == 100
+
+
+def test_connections_per_address_are_bounded(server: Server) -> None:
+    _quiet(server)
+    socks = [connect(server) for _ in range(MAX_PER_CLIENT + 4)]
+    try:
+        for sock in socks[MAX_PER_CLIENT:]:             # refused at once, before any request
+            assert sock.recv(64).startswith(b"HTTP/1.1 503")
+        socks[0].sendall(b"GET /api/status HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert answer(socks[0])[0] == 200                # the first ones are served
+    finally:
+        for sock in socks:
+            sock.close()
 
 
 def _quiet(server: Server, timeout: float = 10) -> None:
