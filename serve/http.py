@@ -139,6 +139,7 @@ class GuardedH11(H11Protocol):
         self.pace_timer: asyncio.TimerHandle | None = None
         self.rate_timer: asyncio.TimerHandle | None = None
         self.received = 0                           # bytes, all told
+        self.body_cycle: object = None              # the request whose body is measured
         self.body_start = 0.0
         self.body_mark = 0                          # self.received at the last rate check
         self.events_mark = 0                        # self.paced.total at the last rate check
@@ -202,9 +203,12 @@ class GuardedH11(H11Protocol):
         elif self.header_timer is not None:
             self.header_timer.cancel()
             self.header_timer = None
-        if state is h11.SEND_BODY and self.rate_timer is None:
+        if state is h11.SEND_BODY and self.body_cycle is not self.cycle:
+            self.body_cycle = self.cycle            # a new request's body: measured afresh
             self.body_start, self.body_mark = time.monotonic(), self.received
             self.events_mark = self.paced.total
+            if self.rate_timer is not None:
+                self.rate_timer.cancel()
             self.rate_timer = self.loop.call_later(RATE_WINDOW, self._check_rate)
         if self.paced.throttled and self.pace_timer is None:
             self.flow.pause_reading()
