@@ -79,14 +79,15 @@ def api_routes(comp: Competition, monitor: GameMonitor) -> list[BaseRoute]:
             uploading -= 1
 
     async def _upload(request: Request, who: Who) -> Response:
-        receive = bounded_receive(request, comp.max_upload + FORM_OVERHEAD,
-                                  f"an upload may have at most {size_text(comp.max_upload)}")
+        too_big = f"an upload may have at most {size_text(comp.max_upload)}"
+        receive = bounded_receive(request, comp.max_upload + FORM_OVERHEAD, too_big)
         try:
             form = await Request(request.scope, receive).form(
                 max_files=1, max_fields=4, max_part_size=comp.max_upload)
         except MultiPartException as err:
-            raise Refused(413 if "size" in str(err).lower() else 400,
-                          f"bad upload: {err}") from None
+            if "size" in str(err).lower():
+                raise Refused(413, too_big) from None
+            raise Refused(400, f"bad upload: {err}") from None
         try:
             upload = form.get("file")
             if not isinstance(upload, UploadFile):
