@@ -4,12 +4,17 @@ route (p50, p99), every status answered, memory at the start and the end, games 
 a check that every accepted bot is in the league once, as sent, and nothing else entered.
 
     nice -n 10 .venv/bin/python benchmarks/serve_load.py [--seconds 300] [--readers 50]
-        [--submitters 5] [--sandbox auto] [--out load.json]
+        [--submitters 5] [--sandbox auto] [--slow-clients 40] [--oversized 10]
+        [--out load.json]
 
 The field that plays: four participants with copies of the built-in random, greedy and
 heuristic bots. A reader waits ``--think`` seconds on average between requests; a submitter
 sends a wrong token once (401, intended), then a bot every ``--every`` seconds, valid and broken
-(422, intended) in turn: 10 in 5 minutes, the server's rate limit.
+(422, intended) in turn: 10 in 5 minutes, the server's rate limit. With ``--slow-clients N``
+and ``--oversized M``, hostile clients (``tests/serve/hostile.py``, a process of their own) run
+beside the load all the while: headers that never end, bodies in one-byte chunks, bodies at ten
+bytes a second, chunked JSON past its limit and 17 MiB uploads without a token; how their
+connections ended is reported, and the server's peak memory.
 """
 
 from __future__ import annotations
@@ -17,8 +22,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -47,6 +54,8 @@ def main() -> None:
     parser.add_argument("--every", type=float, default=30.0)
     parser.add_argument("--sandbox", default="auto")
     parser.add_argument("--workers", default="2")
+    parser.add_argument("--slow-clients", type=int, default=0)
+    parser.add_argument("--oversized", type=int, default=0)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="serve-load-"))
@@ -69,9 +78,26 @@ def main() -> None:
         start = {**memory(server.proc.pid), "games": server.games(),
                  "load_average": os.getloadavg()[0]}
         began = time.monotonic()
+        peak, done = [start["server_mib"]], threading.Event()
+
+        def watch() -> None:
+            while not done.wait(0.2):
+                peak[0] = max(peak[0], rss_mib(server.proc.pid))
+
+        threading.Thread(target=watch, daemon=True).start()
+        hostile = None
+        if args.slow_clients or args.oversized:
+            hostile = subprocess.Popen(
+                [sys.executable, "-m", "tests.serve.hostile", server.url, "--seconds",
+                 str(args.seconds), "--slow", str(args.slow_clients), "--oversized",
+                 str(args.oversized), "--token", organiser],
+                stdout=subprocess.PIPE, text=True, cwd=ROOT,
+                env={**os.environ, "PYTHONPATH": str(ROOT)})
         report = run_load(server.url, tokens, names, readers=args.readers,
                           seconds=args.seconds, think=args.think, every=args.every)
         took = time.monotonic() - began
+        hostile_found = json.loads(hostile.communicate(timeout=120)[0]) if hostile else {}
+        done.set()
         status = server.get("/api/status")[1]
         end = {**memory(server.proc.pid), "games": status["games"],
                "load_average": os.getloadavg()[0]}
@@ -87,6 +113,11 @@ def main() -> None:
         "lost_or_doubled": problems, "memory_start": start, "memory_end": end,
         "games_per_s": round((end["games"] - start["games"]) / took, 2),
         "games_per_s_status": status["games_per_s"],
+        "server_peak_mib": round(peak[0], 1),
+        "hostile": {kind: {"answers": out["answers"], "dropped": out["dropped"],
+                           "alive": out["alive"],
+                           "longest_s": max(out["seconds"] + out["alive_seconds"], default=0)}
+                    for kind, out in hostile_found.items()},
     }
     print(report.table())
     print(f"\naccepted {len(report.accepted)} bots, refused {len(report.refused)}; "
@@ -95,6 +126,10 @@ def main() -> None:
     print(f"memory at the start: server {start['server_mib']} MiB, all {start['all_mib']} MiB "
           f"({start['processes']} processes); at the end: server {end['server_mib']} MiB, "
           f"all {end['all_mib']} MiB ({end['processes']} processes)")
+    print(f"the server's peak: {result['server_peak_mib']} MiB")
+    for kind, out in result["hostile"].items():
+        print(f"hostile {kind}: answers {out['answers']}, dropped {out['dropped']}, open at "
+              f"the end {out['alive']}, the longest lived {out['longest_s']:.1f} s")
     print(f"games: {start['games']} -> {end['games']} in {took:.0f} s: "
           f"{result['games_per_s']} games/s (status: {status['games_per_s']} games/s)")
     print(f"this machine's load average: {start['load_average']:.1f} at the start, "

@@ -294,6 +294,7 @@ def _serve(sock: socket.socket, directory: Path, host: str, port: int,
 
     from serve.app import make_app
     from serve.games import GameProcess, start_games
+    from serve.http import server_config
     from serve.pages import page_routes
     from serve.service import Competition
     from serve.status import GameMonitor
@@ -339,7 +340,7 @@ def _serve(sock: socket.socket, directory: Path, host: str, port: int,
     # uvicorn stops on SIGINT/SIGTERM, then raises the signal again under our handlers: a
     # KeyboardInterrupt here either way, so both end alike.
     previous = signal.signal(signal.SIGTERM, interrupt)
-    http = uvicorn.Config(app, log_level="warning", access_log=False)
+    http = server_config(app)           # serve/http.py: its limits
     _quiet_uvicorn()
     try:
         uvicorn.Server(http).run(sockets=[sock])

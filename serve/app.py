@@ -1,17 +1,18 @@
 """The HTTP side of ``arena serve`` (Starlette): the JSON API of INTERFACES.md and the pages.
 
 Every error is ``{"error": "..."}`` with its status, never a traceback. Tokens travel as
-``Authorization: Bearer TOKEN`` (the submission page sends them so from script; a plain form
-may send a ``token`` field instead). No cookie or other ambient credential exists, so a page of
-another site cannot make a browser act for anyone (cross-site request forgery needs one); on top
-of that, a request whose ``Origin`` names another site is refused.
+``Authorization: Bearer TOKEN``, checked before any body is read (the submission page sends
+them so from script; a plain form's ``token`` field is not read); bodies are bounded while they
+stream (:mod:`serve.requests`, and :mod:`serve.http` for the connections). No cookie or other
+ambient credential exists, so a page of another site cannot make a browser act for anyone
+(cross-site request forgery needs one); on top of that, a request whose ``Origin`` names
+another site is refused.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -24,10 +25,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from serve.accounts import Who
 from serve.crashes import CrashLog
 from serve.errors import Refused
 from serve.organiser import organiser_routes
-from serve.requests import json_body, token
+from serve.requests import bounded_receive, json_body, size_text, token
 from serve.service import Competition
 from serve.status import GameMonitor
 
@@ -37,6 +39,10 @@ log = logging.getLogger("serve")
 
 #: What a request body may weigh beyond the largest upload (the form's own parts).
 FORM_OVERHEAD = 64 * 1024
+#: Uploads read and validated at once; one more is answered 503 with Retry-After (unread).
+MAX_UPLOADS = 4
+#: Seconds a client told 503 is asked to wait.
+RETRY_AFTER = 10
 
 
 def error(status: int, message: str, headers: Mapping[str, str] | None = None
@@ -44,21 +50,6 @@ def error(status: int, message: str, headers: Mapping[str, str] | None = None
     """``{"error": message}``, the message on one line."""
     return JSONResponse({"error": " ".join(message.split())}, status_code=status,
                         headers=headers)
-
-
-async def _limited_body(request: Request, limit: int, upload: int) -> bytes:
-    """The request's body, refused (413) as soon as it passes ``limit`` bytes, whether or not
-    it declared its length (a chunked upload never reaches the disk past the limit)."""
-    too_big = Refused(413, f"an upload may have at most {upload} bytes")
-    if int(request.headers.get("content-length") or 0) > limit:
-        raise too_big
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise too_big
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def api_routes(comp: Competition, monitor: GameMonitor) -> list[BaseRoute]:
@@ -74,25 +65,41 @@ def api_routes(comp: Competition, monitor: GameMonitor) -> list[BaseRoute]:
         made = await run_in_threadpool(comp.add_participant, who, name)
         return JSONResponse({"name": name, "token": made}, status_code=201)
 
+    uploading = 0                       # uploads being read or validated
+
     async def bots(request: Request) -> Response:
-        body = await _limited_body(request, comp.max_upload + FORM_OVERHEAD, comp.max_upload)
-
-        async def replay() -> dict[str, Any]:
-            return {"type": "http.request", "body": body, "more_body": False}
-
+        nonlocal uploading
+        # The token first, from the header (a plain form's token field would need the body
+        # read): a stranger's upload is refused before a byte of it is read.
+        who = comp.authenticate(token(request))
+        if uploading >= MAX_UPLOADS:
+            return JSONResponse({"error": f"{MAX_UPLOADS} uploads are being validated; try "
+                                          f"again in {RETRY_AFTER} s"},
+                                status_code=503, headers={"Retry-After": str(RETRY_AFTER)})
+        uploading += 1
         try:
-            form = await Request(request.scope, replay).form(
+            return await _upload(request, who)
+        finally:
+            uploading -= 1
+
+    async def _upload(request: Request, who: Who) -> Response:
+        too_big = f"an upload may have at most {size_text(comp.max_upload)}"
+        receive = bounded_receive(request, comp.max_upload + FORM_OVERHEAD, too_big)
+        try:
+            form = await Request(request.scope, receive).form(
                 max_files=1, max_fields=4, max_part_size=comp.max_upload)
         except MultiPartException as err:
-            raise Refused(413 if "size" in str(err).lower() else 400,
-                          f"bad upload: {err}") from None
-        sent = form.get("token")
-        who = comp.authenticate(token(request, sent if isinstance(sent, str) else None))
-        upload = form.get("file")
-        if not isinstance(upload, UploadFile):
-            raise Refused(400, 'send the bot as a multipart form field "file"')
-        data = await upload.read(comp.max_upload + 1)
-        name = form.get("name")
+            if "size" in str(err).lower():
+                raise Refused(413, too_big) from None
+            raise Refused(400, f"bad upload: {err}") from None
+        try:
+            upload = form.get("file")
+            if not isinstance(upload, UploadFile):
+                raise Refused(400, 'send the bot as a multipart form field "file"')
+            data = await upload.read(comp.max_upload + 1)
+            name = form.get("name")
+        finally:
+            await form.close()
         result = await run_in_threadpool(
             comp.submit, who, data, name=name if isinstance(name, str) else None,
             filename=upload.filename)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from arena import ARCHIVE_SUFFIXES, BotFiles, BotFilesError, BotLimits, Validation, read_archive
 from serve.accounts import NAME_PATTERN
 from serve.errors import Refused
+from serve.requests import size_text
 
 __all__ = ["ACCEPTED", "UPLOAD_HEADROOM", "Submitted", "read_upload"]
 
@@ -49,7 +50,7 @@ def read_upload(data: bytes, filename: str | None, name: str | None, limits: Bot
     base = (filename or "").replace("\\", "/").rsplit("/", 1)[-1]
     if base.lower().endswith(ARCHIVE_SUFFIXES):
         if len(data) > max_upload:
-            raise Refused(413, f"an archive may have at most {max_upload} bytes")
+            raise Refused(413, f"an archive may have at most {size_text(max_upload)}")
         try:
             files = read_archive(data, base, limits=limits)
         except BotFilesError as err:
@@ -57,7 +58,7 @@ def read_upload(data: bytes, filename: str | None, name: str | None, limits: Bot
         bot = _bot_name(name, files.name)
     elif base.endswith(".py"):
         if len(data) > (most := limits.max_bytes):
-            raise Refused(413, f"a bot file may have at most {most} bytes")
+            raise Refused(413, f"a bot file may have at most {size_text(most)}")
         if not data.strip():
             raise Refused(400, "the file is empty")
         bot = _bot_name(name, base[:-3])
