@@ -61,7 +61,7 @@ class LiveSite:
         self._pages_of: Site | None = None
         self._lock = threading.Lock()
 
-    def _fingerprint(self) -> tuple[int, int]:
+    def _fingerprint(self) -> tuple[int, int, bool]:
         with LeagueStore.open(self.directory) as store:
             return store.fingerprint()
 

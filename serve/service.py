@@ -250,7 +250,7 @@ class Competition:
         rebuild rates only the games since the last round); meanwhile the previous one."""
         return self._ranking.get()
 
-    def _fingerprint(self) -> tuple[int, int]:
+    def _fingerprint(self) -> tuple[int, int, bool]:
         with LeagueStore.open(self.directory) as store:
             return store.fingerprint()
 

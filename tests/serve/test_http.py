@@ -245,8 +245,8 @@ def test_slow_clients_cost_only_themselves(server: Server) -> None:
     seconds = HEADER_TIMEOUT + 4
     _quiet(server)                                      # no one else's connections counted
     hostile = subprocess.Popen(
-        [sys.executable, "-m", "tests.serve.hostile", server.url, "--seconds", str(seconds),
-         "--slow", "40", "--token", server.organiser or ""],
+        [sys.executable, str(Path(__file__).with_name("hostile.py")), server.url,
+         "--seconds", str(seconds), "--slow", "40", "--token", server.organiser or ""],
         stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[2])
     try:
         time.sleep(1.0)                                 # the hostile clients connect

@@ -7,6 +7,7 @@ see a leak)."""
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from starlette.testclient import TestClient
@@ -109,7 +110,10 @@ def test_nothing_a_participant_can_fetch_predicts_the_next_deal(season, tmp_path
 
     with LeagueStore.open(season.folder, write=True) as store:     # arena league close
         store.close_league()
-    published = season.get("/api/ranking").json()["tournament"]["seed"]
+    deadline = time.monotonic() + 10                # the leaderboard served is cached briefly
+    while (published := season.get("/api/ranking").json()["tournament"]["seed"]) is None:
+        assert time.monotonic() < deadline, "the closed league's seed was not published"
+        time.sleep(0.1)
     assert published == seed                                      # now it is shown ...
     assert upcoming <= guesses(str(published), deals)             # ... and the attack works
     with (LeagueStore.open(season.folder, write=True) as store,

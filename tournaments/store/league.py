@@ -154,10 +154,11 @@ class LeagueStore(GameDatabase):
         """Store one finished game and commit it; the game as stored."""
         return self.add_game(game.index, game.seed, game.seats, outcome)
 
-    def fingerprint(self) -> tuple[int, int]:
-        """Changes whenever a game is stored or an entry is added, replaced or retired (what
-        a cached leaderboard of the league depends on)."""
-        return self.count(), hash(tuple(self.entries.all()))
+    def fingerprint(self) -> tuple[int, int, bool]:
+        """Changes whenever a game is stored, an entry is added, replaced or retired, or the
+        league is closed (what a cached leaderboard of the league depends on: its seed is
+        shown once closed)."""
+        return self.count(), hash(tuple(self.entries.all())), self.closed() is not None
 
     def versions(self) -> list[Entry]:
         """Every entry, by bot index (= :meth:`Entries.all`)."""
