@@ -276,3 +276,24 @@ def test_slow_clients_cost_only_themselves(server: Server) -> None:
     for kind in ("tiny_chunks", "slow_body"):
         assert found[kind]["dropped"] >= 10, (kind, found[kind])
         assert all(s <= 2 * RATE_WINDOW + 4 for s in found[kind]["seconds"]), found[kind]
+
+
+def test_the_inputs_that_answered_500_answer_4xx_on_a_real_server(server: Server) -> None:
+    """What the outside check sent (tests/serve/test_fuzz.py fuzzes the app in process), and
+    the seed's secrecy, through uvicorn."""
+    organiser = {"Authorization": f"Bearer {server.organiser}",
+                 "Content-Type": "application/json"}
+    deep = ("[" * 60_000 + "]" * 60_000).encode()
+    cases = [("GET", "/games/game-%C2%B2.html", None, {}),
+             ("GET", "/games/game-" + "9" * 5000 + ".html", None, {}),
+             ("POST", "/api/season", b'{"deadline": ' + deep + b"}", organiser),
+             ("POST", "/api/season", b'{"deadline": "9999-12-31T23:59-23:59"}', organiser)]
+    for method, path, body, headers in cases:
+        status, reply = server.request(method, path, body, headers)
+        assert 400 <= status < 500, (path[:40], status, reply)
+        assert isinstance(reply, dict) and set(reply) == {"error"}, reply
+        assert "\n" not in reply["error"]
+    log = (server.directory / "serve.log").read_text()
+    assert "Traceback" not in log
+    status, ranking = server.get("/api/ranking")
+    assert status == 200 and ranking["tournament"]["seed"] is None   # the league's secret
