@@ -183,5 +183,5 @@ def test_a_batch_stopped_by_its_cap_names_the_pairs_still_unclear(tmp_path):
     assert result.exit_code == 0, result.output
     line = next(x for x in result.output.splitlines() if x.startswith("batch 1:"))
     assert line.startswith("batch 1: 8 games, 8 played now (the cap: ")
-    assert "still below 0.999 confidence: " in line and " over " in line, line
+    assert "still undecided at 0.999 confidence: " in line and " over " in line, line
     assert line.endswith("; run again for more games)")
