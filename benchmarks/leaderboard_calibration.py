@@ -7,7 +7,8 @@ truth, the stop rule of ``arena league run --until-confident`` before and after 
 
 Bots are in-process policies on the real engine (real Sushi Go! deals, so the luck is the
 game's): ``bots/greedy.py``'s pick, replaced by a uniformly random legal pick with probability
-``s`` (a skill: 0 = greedy, 1 = random play; a lower ``s`` is stronger). Entries of equal ``s``
+``s`` (a skill: 0 = greedy, 1 = random play; a lower ``s`` is stronger); ``s = -1`` is
+``bots/heuristic.py`` (stronger than greedy). Entries of equal ``s``
 are copies of one bot (each under its own author, so they may share tables): no order between
 them, and a claim that one is above the other is wrong whichever way it goes.
 
@@ -15,6 +16,10 @@ Fields:
 
 - ``issue``: the shape of issue 32's league: greedy, an exact copy of it, s = 0.5 and
   random (s = 1);
+- ``issue5``: closer to the issue's five entries: the heuristic, greedy, its copy, s = 0.5
+  and random;
+- ``wide``: the heuristic, greedy, s = 0.5 and random: every pair differs, by more than in
+  ``graded``;
 - ``graded``: five entries, s = 0, 0.2, 0.4, 0.6 and 1 (every pair differs);
 - ``arrival``: the issue field plays ``--before`` games (one batch), then a second copy of
   greedy arrives; the measured batch is the one after its arrival.
@@ -90,9 +95,16 @@ _spec = importlib.util.spec_from_file_location("_cal_greedy", ROOT / "bots" / "g
 assert _spec is not None and _spec.loader is not None
 GREEDY = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(GREEDY)
+_spec = importlib.util.spec_from_file_location("_cal_heuristic", ROOT / "bots" / "heuristic.py")
+assert _spec is not None and _spec.loader is not None
+HEURISTIC = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(HEURISTIC)
 
 FIELDS: dict[str, list[tuple[str, float]]] = {
     "issue": [("greedy", 0.0), ("greedy_copy", 0.0), ("s50", 0.5), ("random", 1.0)],
+    "issue5": [("heuristic", -1.0), ("greedy", 0.0), ("greedy_copy", 0.0), ("s50", 0.5),
+               ("random", 1.0)],
+    "wide": [("heuristic", -1.0), ("greedy", 0.0), ("s50", 0.5), ("random", 1.0)],
     "graded": [("s000", 0.0), ("s020", 0.2), ("s040", 0.4), ("s060", 0.6), ("s100", 1.0)],
 }
 ARRIVAL = ("greedy_new", 0.0)
@@ -114,7 +126,9 @@ class PolicyPool:
         while not state.over:
             picks = []
             for seat in range(len(names)):
-                if skill[seat] > 0 and rngs[seat].random() < skill[seat]:
+                if skill[seat] < 0:
+                    picks.append(HEURISTIC.pick(state.observation(seat)))
+                elif skill[seat] > 0 and rngs[seat].random() < skill[seat]:
                     picks.append(rngs[seat].choice(state.legal_picks(seat)))
                 else:
                     picks.append(GREEDY.pick(state.observation(seat)))
@@ -239,7 +253,7 @@ def _replay(games: Sequence[Any], planned: Sequence[Any], batch: int, start: int
         while i < len(games) and games[i].index <= last:
             g = games[i]
             ratings.add(g.seats, g.places[:len(g.seats)])
-            evidence.add(deal_of[g.index], g.seats, g.places)
+            evidence.add(deal_of[g.index], g.seats, g.scores)
             for b in g.seats:
                 deals[b].add(deal_of[g.index])
             i += 1
@@ -272,7 +286,8 @@ def tournament_run(kind: str, seed: int, cycles: int, level: float) -> list[Clai
         record = pool.play([bots[b] for b in game.seats], game.seed).record
         places = record["places"][:len(game.seats)]
         ratings.add(game.seats, places)
-        evidence.add(deal_no.setdefault(game.deal_key, len(deal_no)), game.seats, places)
+        evidence.add(deal_no.setdefault(game.deal_key, len(deal_no)), game.seats,
+                     record["scores"])
     cands = [Candidate(b, f"a{b}", float(r.mu), float(r.sigma), 99)
              for b, r in enumerate(ratings.ratings)]
     board = [c.id for c in leaderboard(cands)]

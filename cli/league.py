@@ -195,7 +195,7 @@ def run_command(
     until_confident: Annotated[bool, typer.Option(
         "--until-confident", help="Stop the batch early once every pair of neighbours on the "
         "leaderboard is decided by a sequential test on the deals they shared: in order, or "
-        "tied (equal within a quarter place per game) (--games is then the cap; "
+        "tied (equal within 1.5 points per game) (--games is then the cap; "
         "docs/leagues.md).")] = False,
     confidence: Annotated[float | None, typer.Option(
         min=0.5, max=0.9999, help="With --until-confident: two equal entries are declared in "
@@ -320,6 +320,6 @@ def _pairs_text(pairs: Sequence[PairDecision], labels: Mapping[int, str]) -> str
             what = f"undecided: the deals favour {lower} ({p.deals} deals)"
         else:
             what = f"undecided after {p.deals} deals"
-        gap = f" ({p.mean:+.2f} places per game)" if p.deals else ""
+        gap = f" ({p.mean:+.2f} points per game)" if p.deals else ""
         lines.append(f"  {upper} over {lower}: {what}{gap}")
     return "\n".join(lines)

@@ -199,7 +199,7 @@ def _gather(store: LeagueStore, evidence: DealEvidence, seen: int) -> int:
         return seen
     deal_of = {g.index: g.deal for g in store.batches.planned(after=seen)}
     for game in games:
-        evidence.add(deal_of[game.index], game.seats, game.places)
+        evidence.add(deal_of[game.index], game.seats, game.scores)
     return max(seen, games[-1].index)
 
 

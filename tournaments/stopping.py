@@ -3,9 +3,12 @@
 The evidence about two entries is what they did at the tables they shared. The unit is the
 DEAL (one table's cards, played in every seat rotation): the rotations of a deal share their
 cards, so they are not independent games. For a pair (``upper`` above ``lower`` on the
-leaderboard) each deal they both sat at gives one number, ``d``: ``lower``'s mean place minus
-``upper``'s over that deal's games (positive: ``upper`` did better). Deals are independent
-given the bots, so ``d`` has some mean ``delta`` and the question is its sign.
+leaderboard) each deal they both sat at gives one number, ``d``: ``upper``'s mean score minus
+``lower``'s over that deal's games (positive: ``upper`` did better). Deals are independent
+given the bots, so ``d`` has some mean ``delta`` and the question is its sign. Scores, not
+places: on the close pairs of the benchmark's fields (greedy and its mixes with random play) a
+deal's score difference separates the two by 1.35 to 1.7 times more of its standard deviation
+than the place difference does (about the same for pairs far apart), so fewer deals decide.
 
 The test is an anytime-valid confidence sequence for ``delta`` (the normal-mixture boundary of
 Robbins, in the form of Howard et al. 2021): after ``n`` deals with sum ``S`` and spread
@@ -19,7 +22,7 @@ looks (Ville's inequality on the mixture martingale). So a pair is declared
 * **in order** when ``S`` crosses the boundary upwards (and **reversed** downwards: the
   leaderboard's order of the two is contradicted; that is not a stop);
 * **tied** when the whole confidence interval for ``delta``, ``mean ± boundary · s / n``, lies
-  within ``± margin`` (:data:`TIE_MARGIN` places per game): the two are equal within the
+  within ``± margin`` (:data:`TIE_MARGIN` points per game): the two are equal within the
   margin and more games will not separate them ("indistinguishable after N deals");
 * **open** otherwise (and before :data:`MIN_DEALS` deals).
 
@@ -49,16 +52,17 @@ __all__ = ["MIN_DEALS", "MIXTURE_DEALS", "PRIOR_DEALS", "PRIOR_SPREAD", "TIE_MAR
            "DealEvidence", "PairDecision", "PairStats", "boundary", "decide", "decide_pairs",
            "settled", "spread", "stop_decisions"]
 
-#: Half-width, in places per game, within which two entries count as equal (a tie).
-TIE_MARGIN = 0.25
+#: Half-width, in points per game, within which two entries count as equal (a tie): about a
+#: third of the spread of one deal's score difference at 4-player tables (4.5 to 5.5 points).
+TIE_MARGIN = 1.5
 #: Deals a pair must share before it is decided.
 MIN_DEALS = 4
 #: ``N0`` of the boundary: the number of deals where it is tightest relative to the fixed
 #: threshold (the mixture's spread, in units of one deal's variance).
 MIXTURE_DEALS = 10.0
-#: The spread of one deal's place difference assumed before any deal (places per game), and
+#: The spread of one deal's score difference assumed before any deal (points per game), and
 #: how many deals that assumption weighs in the estimate.
-PRIOR_SPREAD = 1.0
+PRIOR_SPREAD = 5.0
 PRIOR_DEALS = 2.0
 
 
@@ -73,7 +77,7 @@ class Decision(StrEnum):
 
 @dataclass(slots=True)
 class PairStats:
-    """Sums over the deals a pair shared, of ``d`` = ``b``'s mean place − ``a``'s (``a < b``
+    """Sums over the deals a pair shared, of ``d`` = ``a``'s mean score − ``b``'s (``a < b``
     by entry id; positive: ``a`` did better)."""
 
     deals: int = 0
@@ -89,7 +93,7 @@ class PairStats:
 @dataclass(frozen=True, slots=True)
 class PairDecision:
     """The test of ``upper`` (listed above) against ``lower``: its decision, the deals they
-    shared and the mean of ``d`` (places per game ``upper`` did better by)."""
+    shared and the mean of ``d`` (points per game ``upper`` did better by)."""
 
     upper: int
     lower: int
@@ -101,32 +105,32 @@ class PairDecision:
 
 @dataclass
 class DealEvidence:
-    """Per pair of entries, the place differences of the deals they shared. Feed it games as
-    ``(deal, seats, places)``; a deal counts once all ``rotations`` of its games are in (the
+    """Per pair of entries, the score differences of the deals they shared. Feed it games as
+    ``(deal, seats, scores)``; a deal counts once all ``rotations`` of its games are in (the
     league plays each deal in every seat rotation, as many games as seats)."""
 
     _open: dict[int, list[tuple[Sequence[int], Sequence[int]]]] = field(default_factory=dict)
     pairs: dict[tuple[int, int], PairStats] = field(
         default_factory=lambda: defaultdict(PairStats))
 
-    def add(self, deal: int, seats: Sequence[int], places: Sequence[int]) -> None:
+    def add(self, deal: int, seats: Sequence[int], scores: Sequence[int]) -> None:
         games = self._open.setdefault(deal, [])
-        games.append((tuple(seats), tuple(places[:len(seats)])))
+        games.append((tuple(seats), tuple(scores[:len(seats)])))
         if len(games) == len(seats):
             del self._open[deal]
             self.add_deal(games)
 
     def add_deal(self, games: Sequence[tuple[Sequence[int], Sequence[int]]]) -> None:
-        """One whole deal: its games' ``(seats, places)``."""
+        """One whole deal: its games' ``(seats, scores)``."""
         total: dict[int, float] = defaultdict(float)
         count: dict[int, int] = defaultdict(int)
-        for seats, places in games:
-            for bot, place in zip(seats, places, strict=False):
-                total[bot] += place
+        for seats, scores in games:
+            for bot, score in zip(seats, scores, strict=False):
+                total[bot] += score
                 count[bot] += 1
         mean = {b: total[b] / count[b] for b in total}
         for a, b in itertools.combinations(sorted(mean), 2):
-            self.pairs[(a, b)].add(mean[b] - mean[a])
+            self.pairs[(a, b)].add(mean[a] - mean[b])
 
     def stats(self, upper: int, lower: int) -> tuple[int, float, float]:
         """``(deals, sum, sum of squares)`` of ``d`` oriented so that positive means ``upper``
