@@ -313,7 +313,7 @@ def _pairs_text(pairs: Sequence[PairDecision], labels: Mapping[int, str]) -> str
     for p in pairs:
         upper, lower = _label(labels, p.upper), _label(labels, p.lower)
         if p.decision == Decision.IN_ORDER:
-            what = f"in order after {p.deals} deals"
+            what = f"in order ({p.deals} deals shared)"
         elif p.decision == Decision.TIED:
             what = f"tied: indistinguishable after {p.deals} deals"
         elif p.decision == Decision.REVERSED:
