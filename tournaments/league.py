@@ -199,7 +199,8 @@ def _gather(store: LeagueStore, evidence: DealEvidence, seen: int) -> int:
         return seen
     deal_of = {g.index: g.deal for g in store.batches.planned(after=seen)}
     for game in games:
-        evidence.add(deal_of[game.index], game.seats, game.scores)
+        if game.index in deal_of:       # every league game is planned; be safe all the same
+            evidence.add(deal_of[game.index], game.seats, game.scores)
     return max(seen, games[-1].index)
 
 
