@@ -5,6 +5,7 @@ from __future__ import annotations
 import signal
 import sqlite3
 import threading
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -32,7 +33,6 @@ from tournaments import (
     ExecutorKind,
     LeagueError,
     LeagueStore,
-    Ranking,
     RayUnavailable,
     RequestError,
     RunError,
@@ -41,7 +41,6 @@ from tournaments import (
     check_executor,
     check_memory,
     check_runnable,
-    confidence_text,
     make_executor,
     make_progress,
     new_league,
@@ -51,6 +50,7 @@ from tournaments import (
     seating_rule,
     write_rankings,
 )
+from tournaments.stopping import Decision, PairDecision
 
 __all__ = ["league_app"]
 
@@ -194,11 +194,13 @@ def run_command(
         show_default=False, metavar="N")] = None,
     until_confident: Annotated[bool, typer.Option(
         "--until-confident", help="Stop the batch early once every pair of neighbours on the "
-        "leaderboard is in order with --confidence (--games is then the cap).")] = False,
+        "leaderboard is decided by a sequential test on the deals they shared: in order, or "
+        "tied (equal within 1.5 points per game) (--games is then the cap; "
+        "docs/leagues.md).")] = False,
     confidence: Annotated[float | None, typer.Option(
-        min=0.5, max=0.9999, help="With --until-confident: the chance each neighbour pair "
-        f"must be in the right order. Default: {DEFAULT_CONFIDENCE}.", show_default=False,
-        metavar="P")] = None,
+        min=0.5, max=0.9999, help="With --until-confident: two equal entries are declared in "
+        "order, however often the batch looks, in at most 1 - P of runs. Default: "
+        f"{DEFAULT_CONFIDENCE}.", show_default=False, metavar="P")] = None,
     sandbox: SandboxOption = SandboxMode.AUTO,
     memory_mb: MemoryOption = 1024,
     executor_kind: Annotated[ExecutorKind, typer.Option(
@@ -255,6 +257,7 @@ def run_command(
                             progress=make_progress(quiet=quiet))
         used = store.batches.confidence(report.batch)
         ranking = store.ranking()
+        labels = {e.id: e.label for e in store.entries.all()}
         write_rankings(directory, ranking)
     except LeagueError as err:
         fail(safe_text(str(err)))
@@ -274,26 +277,49 @@ def run_command(
         if main:
             signal.signal(signal.SIGTERM, previous)
         store.close()
-    how = (f" (stopped early: every neighbour pair in order with {used:g} confidence)"
+    how = (f" (stopped early: every neighbour pair decided at {used:g} confidence)"
            if report.outcome == "confident" and used is not None else "")
     if report.outcome == "done" and used is not None:
-        how = f" (the cap: {_unclear(ranking, used)}; run again for more games)"
+        how = f" (the cap: {_unclear(report.pairs, labels, used)}; run again for more games)"
     typer.echo(f"\nbatch {report.batch}: {report.games} games, {report.played} played now"
                + how)
+    if used is not None and report.pairs:
+        typer.echo(_pairs_text(report.pairs, labels))
     typer.echo(ranking_table(ranking))
     typer.echo(f"\nleaderboard: {shown}/ranking.json (arena rank {shown}, "
                f"arena publish {shown} --site SITE)")
 
 
-def _unclear(ranking: Ranking, wanted: float) -> str:
-    """Which neighbour pairs of the leaderboard are not yet in order with ``wanted``
-    confidence, the least certain first (at most three)."""
-    bots = ranking.bots
-    pairs = sorted((bot.confidence, n) for n, bot in enumerate(bots[:-1])
-                   if bot.confidence is not None and bot.confidence < wanted)
+def _unclear(pairs: Sequence[PairDecision], labels: Mapping[int, str], wanted: float) -> str:
+    """Which neighbour pairs of the leaderboard are still undecided at ``wanted`` confidence,
+    those with the fewest shared deals first (at most three)."""
     if not pairs:
         return f"not every entry is past its placement yet ({wanted:g} confidence wanted)"
-    shown = ", ".join(f"{safe_text(bots[n].name)} over {safe_text(bots[n + 1].name)} "
-                      f"{confidence_text(sure)}" for sure, n in pairs[:3])
-    more = f" and {len(pairs) - 3} more" if len(pairs) > 3 else ""
-    return f"still below {wanted:g} confidence: {shown}{more}"
+    left = sorted((p for p in pairs if p.decision in (Decision.OPEN, Decision.REVERSED)),
+                  key=lambda p: (p.deals, p.upper))
+    shown = ", ".join(f"{_label(labels, p.upper)} over {_label(labels, p.lower)} "
+                      f"({p.deals} deals)" for p in left[:3])
+    more = f" and {len(left) - 3} more" if len(left) > 3 else ""
+    return f"still undecided at {wanted:g} confidence: {shown}{more}"
+
+
+def _label(labels: Mapping[int, str], entry: int) -> str:
+    return safe_text(labels.get(entry, f"#{entry}"))
+
+
+def _pairs_text(pairs: Sequence[PairDecision], labels: Mapping[int, str]) -> str:
+    """One line per neighbour pair: in order, tied or undecided, after how many deals."""
+    lines = ["neighbour pairs (sequential test on the deals each pair shared):"]
+    for p in pairs:
+        upper, lower = _label(labels, p.upper), _label(labels, p.lower)
+        if p.decision == Decision.IN_ORDER:
+            what = f"in order ({p.deals} deals shared)"
+        elif p.decision == Decision.TIED:
+            what = f"tied: indistinguishable after {p.deals} deals"
+        elif p.decision == Decision.REVERSED:
+            what = f"undecided: the deals favour {lower} ({p.deals} deals)"
+        else:
+            what = f"undecided after {p.deals} deals"
+        gap = f" ({p.mean:+.2f} points per game)" if p.deals else ""
+        lines.append(f"  {upper} over {lower}: {what}{gap}")
+    return "\n".join(lines)

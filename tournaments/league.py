@@ -39,13 +39,13 @@ from tournaments.matchmaking import (
     Met,
     check_field,
     choose_tables,
-    confident,
     met_key,
 )
 from tournaments.packages import AllowedPackage
 from tournaments.progress import NoProgress, ProgressView
 from tournaments.rating import Ratings
 from tournaments.settings import DEFAULT_PLAYERS, league_random_seed
+from tournaments.stopping import DealEvidence, PairDecision, settled, stop_decisions
 from tournaments.store.batches import Batch, PlannedGame
 from tournaments.store.entries import Entry
 from tournaments.store.league import LeagueStore
@@ -70,6 +70,9 @@ class BatchReport:
     played: int             #: games played by this call
     outcome: str            #: "done", "confident" or "" (not finished)
     resumed: bool           #: the batch was started by an earlier run
+    #: With a confidence: each neighbour pair's decision when the batch ended (empty while an
+    #: entry was still in its placement, or without a confidence).
+    pairs: tuple[PairDecision, ...] = ()
 
 
 def league_seed(seed: int, deal: int) -> int:
@@ -117,7 +120,8 @@ def play_batch(store: LeagueStore, executor: Executor, *, games: int,
                confidence: float | None = None, progress: ProgressView | None = None
                ) -> BatchReport:
     """Finish the unfinished batch if there is one, else start a batch of ``games`` games
-    (stopping early once the leaderboard is ordered with ``confidence``)."""
+    (stopping early once every neighbour pair of the leaderboard is decided, in order or tied,
+    by the sequential test of :mod:`tournaments.stopping` at ``confidence``)."""
     config = store.config()
     closed = store.closed()
     if closed is not None:
@@ -153,6 +157,9 @@ def play_batch(store: LeagueStore, executor: Executor, *, games: int,
     progress.start(max(batch.games, len(in_batch)), played_before)
     played = 0
     outcome = ""
+    evidence: DealEvidence | None = None
+    seen = -1
+    decisions: list[PairDecision] | None = None
     try:
         with rounds(executor, bots, config.variant) as session:
             while True:
@@ -167,15 +174,34 @@ def play_batch(store: LeagueStore, executor: Executor, *, games: int,
                 cands = _candidates(entries, tally.ratings, deals)
                 if planned >= batch.games:
                     outcome = "done"
-                elif batch.confidence is not None and confident(cands, batch.confidence):
-                    outcome = "confident"
+                if batch.confidence is not None:
+                    if evidence is None:
+                        evidence = DealEvidence()
+                    seen = _gather(store, evidence, seen)
+                    decisions = stop_decisions(cands, evidence, batch.confidence)
+                    if not outcome and decisions is not None and settled(decisions):
+                        outcome = "confident"
                 if outcome:
                     store.batches.finish(batch, outcome)
                     break
                 _plan_round(store, config, batch, cands, planned, deals, met)
     finally:
         progress.close()
-    return BatchReport(batch.id, len(store.batches.planned(batch.id)), played, outcome, resumed)
+    return BatchReport(batch.id, len(store.batches.planned(batch.id)), played, outcome, resumed,
+                       tuple(decisions or ()))
+
+
+def _gather(store: LeagueStore, evidence: DealEvidence, seen: int) -> int:
+    """Add the games stored past index ``seen`` (all of them played) to ``evidence``, by deal;
+    the last index added."""
+    games = store.games(after=seen)
+    if not games:
+        return seen
+    deal_of = {g.index: g.deal for g in store.batches.planned(after=seen)}
+    for game in games:
+        if game.index in deal_of:       # every league game is planned; be safe all the same
+            evidence.add(deal_of[game.index], game.seats, game.scores)
+    return max(seen, games[-1].index)
 
 
 def _plan_round(store: LeagueStore, config: LeagueConfig, batch: Batch,

@@ -119,7 +119,11 @@ def pair_weight(a: Candidate, b: Candidate, shared: int = 0) -> float:
 
 def confident(cands: Sequence[Candidate], confidence: float) -> bool:
     """Whether every neighbour pair of the leaderboard is in order with at least
-    ``confidence`` (and every entry is past its placement)."""
+    ``confidence`` by :func:`order_confidence` (and every entry is past its placement).
+    ``league run --until-confident`` stopped at this until issue 32: looked at after every
+    round, it stops a league of copies in order by chance (docs/leagues.md, "Stopping with a
+    stated error"); it stops by :func:`tournaments.stopping.stop_decisions` now. Kept for
+    benchmarks/leaderboard_calibration.py, which measures both."""
     board = leaderboard(cands)
     if any(c.deals < PLACEMENT_DEALS for c in board):
         return False

@@ -47,9 +47,9 @@ def exposed(rating: trueskill.Rating) -> float:
 
 def order_confidence(mu_a: float, sigma_a: float, mu_b: float, sigma_b: float) -> float:
     """The chance that bot a is truly stronger than bot b, by their ratings:
-    ``Phi((mu_a - mu_b) / sqrt(sigma_a^2 + sigma_b^2))``. The one notion of confidence the
-    leaderboards show (each bot against the next one down), and the one ``league run
-    --until-confident`` stops at."""
+    ``Phi((mu_a - mu_b) / sqrt(sigma_a^2 + sigma_b^2))``. The confidence the leaderboards show
+    (each bot against the next one down). ``league run --until-confident`` no longer stops
+    at it (issue 32): it decides by :mod:`tournaments.stopping`'s sequential test."""
     spread = math.sqrt(sigma_a ** 2 + sigma_b ** 2) or 1e-9
     return 0.5 * math.erfc(-(mu_a - mu_b) / spread / math.sqrt(2))
 

@@ -195,5 +195,10 @@ def test_a_batch_stopped_by_its_cap_names_the_pairs_still_unclear(tmp_path):
     assert result.exit_code == 0, result.output
     line = next(x for x in result.output.splitlines() if x.startswith("batch 1:"))
     assert line.startswith("batch 1: 8 games, 8 played now (the cap: ")
-    assert "still below 0.999 confidence: " in line and " over " in line, line
+    assert "still undecided at 0.999 confidence: " in line and " over " in line, line
     assert line.endswith("; run again for more games)")
+    # then each neighbour pair's decision by the sequential test (docs/leagues.md)
+    lines = result.output.splitlines()
+    at = lines.index("neighbour pairs (sequential test on the deals each pair shared):")
+    pairs = lines[at + 1:at + 3]
+    assert all(" over " in x and "deals" in x for x in pairs), pairs
