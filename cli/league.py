@@ -30,9 +30,11 @@ from tournaments import (
     DEFAULT_CONFIDENCE,
     DEFAULT_PLAYERS,
     LOG_NAME,
+    Decision,
     ExecutorKind,
     LeagueError,
     LeagueStore,
+    PairDecision,
     RayUnavailable,
     RequestError,
     RunError,
@@ -50,7 +52,6 @@ from tournaments import (
     seating_rule,
     write_rankings,
 )
-from tournaments.stopping import Decision, PairDecision
 
 __all__ = ["league_app"]
 

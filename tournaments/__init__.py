@@ -114,6 +114,7 @@ if TYPE_CHECKING:
     from tournaments.schedule import GAMES_PER_BOT, ScheduleKind
     from tournaments.seating import authors, seating_problem, seating_rule
     from tournaments.settings import DEFAULT_PLAYERS, league_random_seed, random_seed, weak_seed
+    from tournaments.stopping import Decision, PairDecision
     from tournaments.store.backup import Backup, backup_league, restore_league
     from tournaments.store.database import StoredGame, StoreError
     from tournaments.store.entries import Entry
@@ -163,6 +164,7 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("authors", "seating_problem", "seating_rule"), "tournaments.seating"),
     **dict.fromkeys(("DEFAULT_PLAYERS", "league_random_seed", "random_seed", "weak_seed"),
                     "tournaments.settings"),
+    **dict.fromkeys(("Decision", "PairDecision"), "tournaments.stopping"),
     **dict.fromkeys(("Backup", "backup_league", "restore_league"), "tournaments.store.backup"),
     **dict.fromkeys(("StoredGame", "StoreError"), "tournaments.store.database"),
     "Entry": "tournaments.store.entries",
@@ -176,10 +178,10 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "AllowedPackage", "Backup", "BatchReport", "BotRow", "CONFIDENCE_NOTE", "CompareError",
     "CompareRequest", "Comparison", "DEFAULT_AGAINST", "DEFAULT_CONFIDENCE", "DEFAULT_MAX_GAMES",
-    "DEFAULT_PLAYERS", "Entry", "Executor", "ExecutorKind", "FINAL_DIR", "FileList",
+    "DEFAULT_PLAYERS", "Decision", "Entry", "Executor", "ExecutorKind", "FINAL_DIR", "FileList",
     "FinalSchedule", "FinalState", "GAMES_PER_BOT", "GameOutcome", "GameRequest", "GameStore",
     "LOG_NAME", "LastingExecutor", "LeagueConfig", "LeagueError", "LeagueStore", "LocalExecutor",
-    "MIN_MEMORY_MB", "Plan", "PlayRequest", "PreparedCompare", "PreparedGame",
+    "MIN_MEMORY_MB", "PairDecision", "Plan", "PlayRequest", "PreparedCompare", "PreparedGame",
     "PreparedTournament", "ProgressView", "Ranking", "RatingPoint", "RayExecutor",
     "RayUnavailable", "RequestError", "RunError", "SITUATIONS", "ScheduleKind", "StoreError",
     "StoredGame", "TournamentConfig", "TournamentRequest", "TournamentStore", "Verdict",
