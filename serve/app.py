@@ -21,7 +21,7 @@ from starlette.exceptions import HTTPException
 from starlette.formparsers import MultiPartException
 from starlette.middleware import Middleware
 from starlette.middleware.base import BaseHTTPMiddleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
@@ -165,6 +165,11 @@ def make_app(comp: Competition, monitor: GameMonitor, pages: list[BaseRoute] | N
         assert isinstance(exc, HTTPException)
         return error(exc.status_code, str(exc.detail), exc.headers)
 
+    async def gone(request: Request, exc: Exception) -> Response:
+        # The client went away while its body was read: not the server's failure, nothing to
+        # log; the answer reaches nobody.
+        return error(400, "the client went away before sending its body")
+
     async def crashed(request: Request, exc: Exception) -> Response:
         # A bug: logged with a request id (its traceback at most once per kind and window,
         # see serve.crashes), which the client is told.
@@ -175,5 +180,6 @@ def make_app(comp: Competition, monitor: GameMonitor, pages: list[BaseRoute] | N
     return Starlette(
         routes=[*api_routes(comp, monitor), *(pages or [])],
         middleware=[Middleware(_SameOrigin)],
-        exception_handlers={Refused: refused, HTTPException: http_error, Exception: crashed},
+        exception_handlers={Refused: refused, HTTPException: http_error, ClientDisconnect: gone,
+                            Exception: crashed},
     )

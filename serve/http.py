@@ -256,7 +256,11 @@ class GuardedH11(H11Protocol):
             self.server_state.total_requests += 1
             self.lingering = True
             if self.transport.can_write_eof():
-                self.transport.write_eof()
+                try:
+                    self.transport.write_eof()
+                except OSError:                     # the client has gone already
+                    self._close()
+                    return
             self.flow.read_paused = True            # resume for real: read and drop
             self.transport.resume_reading()
             self.loop.call_later(LINGER, self._close)

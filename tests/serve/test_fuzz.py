@@ -181,19 +181,6 @@ def test_the_reported_inputs_are_4xx(fuzzed):
 
 
 # ---------------------------------------------------------------------- real errors, logged
-@pytest.fixture
-def serve_log():
-    """The ``serve`` logger's lines, as text."""
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
-    logger = logging.getLogger("serve")
-    saved = logger.level
-    logger.setLevel(logging.INFO)
-    logger.addHandler(handler)
-    yield stream
-    logger.removeHandler(handler)
-    logger.setLevel(saved)
 
 
 #: What 200 failing requests may add to the log: one traceback and SHORT_LINES short lines.
@@ -215,7 +202,7 @@ def test_a_real_500_is_logged_once_with_its_request_id(fuzzed, serve_log, monkey
     assert f"error {first} serving GET /api/ranking: RuntimeError" in text
     assert text.index(first) < text.index("Traceback")       # the id, then its traceback
     assert len(text.encode()) < CRASH_LOG_BOUND, len(text.encode())
-    records = re.findall(r"^\d{4}-\d\d-\d\d .* error [0-9a-f]{12} serving", text, re.M)
+    records = re.findall(r"^error [0-9a-f]{12} serving", text, re.M)
     assert len(records) == 1 + crashes.SHORT_LINES          # the rest only counted
 
 

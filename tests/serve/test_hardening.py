@@ -13,7 +13,6 @@ import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from arena import setup_logging
@@ -23,20 +22,6 @@ from cli.main import app as cli_app
 from serve import service
 from tests.serve.test_api import CRASH, FIRST, LAST, bearer, participant, submit
 from tests.serve.test_organiser import server  # noqa: F401 - the fixture (with the pages)
-
-
-@pytest.fixture
-def serve_log():
-    """The ``serve`` logger's lines, as text."""
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    logger = logging.getLogger("serve")
-    saved = logger.level
-    logger.setLevel(logging.INFO)
-    logger.addHandler(handler)
-    yield stream
-    logger.removeHandler(handler)
-    logger.setLevel(saved)
 
 
 # ---------------------------------------------------------------------- serve.log

@@ -280,7 +280,8 @@ def test_slow_clients_cost_only_themselves(server: Server) -> None:
 
 def test_the_inputs_that_answered_500_answer_4xx_on_a_real_server(server: Server) -> None:
     """What the outside check sent (tests/serve/test_fuzz.py fuzzes the app in process), and
-    the seed's secrecy, through uvicorn."""
+    the seed's secrecy, through uvicorn; after this module's hostile clients (which go away
+    mid-body), the server's log holds no traceback."""
     organiser = {"Authorization": f"Bearer {server.organiser}",
                  "Content-Type": "application/json"}
     deep = ("[" * 60_000 + "]" * 60_000).encode()
@@ -294,6 +295,6 @@ def test_the_inputs_that_answered_500_answer_4xx_on_a_real_server(server: Server
         assert isinstance(reply, dict) and set(reply) == {"error"}, reply
         assert "\n" not in reply["error"]
     log = (server.directory / "serve.log").read_text()
-    assert "Traceback" not in log
+    assert "Traceback" not in log, log[log.index("Traceback") - 200:][:2000]
     status, ranking = server.get("/api/ranking")
     assert status == 200 and ranking["tournament"]["seed"] is None   # the league's secret

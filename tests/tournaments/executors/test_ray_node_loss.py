@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from tests.leftovers import left_behind, started
 from tests.serve.server import FIRST, Server, submit
 from tests.tournaments.executors.cluster import Cluster
 from tests.tournaments.test_cli import arena, bots, stored_games
@@ -48,29 +49,10 @@ def run_until_done(command: list[str], cluster: Cluster, stored: Callable[[], in
             proc.wait()
     # The killed Ray workers' bot processes (frozen between picks) died with them.
     deadline = time.monotonic() + 5
-    while (left := orphaned_bots()) and time.monotonic() < deadline:
+    while (left := left_behind(started(os.getpid()) or 0)) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not left, f"bot processes left behind, parented to init: {left}"
     return proc.returncode, output.decode(errors="replace"), lost
-
-
-def orphaned_bots() -> set[int]:
-    """This checkout's unsandboxed bot processes whose parent died (now init's children)."""
-    root = str(Path(__file__).resolve().parents[3])
-    found = set()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            argv = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if fields[1] == "1" and fields[0] not in ("Z", "X") and b"runner.main()" in \
-                b" ".join(argv) and argv[-2:-1] == [root.encode()]:
-            found.add(int(entry))
-    return found
 
 
 def test_a_tournament_survives_a_killed_worker_and_a_lost_node(tmp_path: Path,
