@@ -107,6 +107,9 @@ def create_final(directory: Path, *, games: int, schedule: FinalSchedule) -> Fin
     if target.exists():
         raise LeagueError(f"{directory} has a final evaluation already ({target})")
     with LeagueStore.open(directory) as league:
+        closed = league.closed()
+        if closed is not None:          # its seed is published: the final's would follow
+            raise LeagueError(f"no final evaluation: {closed}")
         config = league.config()
         active = [e for e in league.entries.all() if e.active]
         problem = seating_problem(config.players, active)

@@ -127,6 +127,16 @@ def test_a_final_needs_a_seatable_field(tmp_path):
     assert final_state(tmp_path / "lg") is None
 
 
+def test_a_closed_league_has_no_final(tmp_path):
+    # Its seed is published: a final's seed (a hash of it) and every deal would follow.
+    store = league(tmp_path, "lg", {"a": "ann", "b": "bob", "c": "cat", "d": "dan"})
+    store.close_league()
+    store.close()
+    with pytest.raises(LeagueError, match="no final evaluation: the league was closed at"):
+        create_final(tmp_path / "lg", games=100, schedule=FinalSchedule.MATCHMAKING)
+    assert final_state(tmp_path / "lg") is None
+
+
 def test_a_backup_restores_the_league_and_its_final(tmp_path):
     store = league(tmp_path, "lg", FIELD)
     play_batch(store, local(), games=16)
