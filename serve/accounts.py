@@ -146,15 +146,15 @@ class Accounts:
             "SELECT value FROM meta WHERE key = 'organiser_token_sha256'").fetchone()
         if row is not None:
             return None
-        token = secrets.token_urlsafe(32)
-        with self._conn:
-            self._conn.execute("INSERT INTO meta (key, value) VALUES "
-                               "('organiser_token_sha256', ?)", (_hash(token),))
-        return token
+        return self._organiser_token()
 
     @_locked
     def new_organiser_token(self) -> str:
         """A new organiser token (shown once); the old one stops working."""
+        return self._organiser_token()
+
+    def _organiser_token(self) -> str:
+        """Make a new organiser token and keep its hash (the old one stops working)."""
         token = secrets.token_urlsafe(32)
         with self._conn:
             self._conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES "
