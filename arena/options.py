@@ -4,7 +4,7 @@ from."""
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.botfiles import BotLimits
@@ -28,8 +28,9 @@ class ArenaOptions:
     cpu_limit: int | None = None
     #: The secret the seeds of ``random`` in bot processes derive from (with the game's seed
     #: and the seat): a tournament derives it from its own seed, so its games replay the same
-    #: way; None draws a fresh one. Never sent to a bot.
-    secret: bytes | None = None
+    #: way; None draws a fresh one. Never sent to a bot, and left out of the options' repr (so
+    #: no log line or error that shows them shows it).
+    secret: bytes | None = field(default=None, repr=False)
     #: Fork runners from one zygote sandbox (fast) rather than boot a sandbox for each.
     zygote: bool = True
     #: Installed packages bots may import besides the standard library, ``engine`` and

@@ -5,7 +5,7 @@ variants, move time), the packages bots may import besides numpy, and how big a 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena import ArenaOptions, BotLimits, SandboxMode, tournament_secret
@@ -21,7 +21,8 @@ class LeagueConfig:
     packages bots may import besides numpy (normalised names) and how big a bot may be."""
 
     players: tuple[int, ...] = (4,)
-    seed: int = 0
+    #: The league's secret while it can play (INTERFACES.md): left out of the repr.
+    seed: int = field(default=0, repr=False)
     variant: tuple[Variant, ...] = ()
     move_time: float = 1.0
     packages: tuple[str, ...] = ()

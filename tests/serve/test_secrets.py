@@ -100,6 +100,10 @@ def test_nothing_a_participant_can_fetch_predicts_the_next_deal(season, tmp_path
                        for p in site.rglob("*") if p.is_file())
     shown += ranking_json(ranking) + ranking_table(ranking)       # arena rank
     assert str(seed) not in shown and tournament_secret(seed).hex() not in shown
+    with LeagueStore.open(season.folder) as store:     # nor in a log line or error showing them
+        config = store.config()
+    options = config.arena_options(sandbox=SandboxMode.NONE, log_dir=None)
+    assert str(seed) not in repr(config) and repr(tournament_secret(seed)) not in repr(options)
     assert ranking.tournament.seed is None and "kept secret" in shown
 
     predicted = guesses(shown, deals)
