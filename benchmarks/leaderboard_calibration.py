@@ -196,17 +196,24 @@ def league_run(kind: str, seed: int, cap: int, levels: Sequence[float], before: 
     skills_by_name = dict(members)
     skills = [s for _, s in members]
     note = ""
+    executor = PolicyExecutor(skills_by_name)
+    first = len(members) - (1 if kind == "arrival" else 0)
+
+    def made(folder: Path) -> LeagueStore:
+        """The field's league in ``folder``, before its measured batch (with ``arrival``:
+        after ``before`` games and the new entry)."""
+        store = LeagueStore.create(folder, LeagueConfig((4,), seed))
+        for name, s in members[:first]:
+            store.entries.add(name, f"# {name}: s={s}\n".encode(), name)
+        if kind == "arrival":
+            play_batch(store, executor, games=before)
+            name, s = members[-1]
+            store.entries.add(name, f"# {name}: s={s}\n".encode(), name)
+        return store
+
     with tempfile.TemporaryDirectory(prefix="lb-cal-") as tmp:
-        executor = PolicyExecutor(skills_by_name)
-        store = LeagueStore.create(Path(tmp) / "lg", LeagueConfig((4,), seed))
+        store = made(Path(tmp) / "lg")
         try:
-            first = len(members) - (1 if kind == "arrival" else 0)
-            for name, s in members[:first]:
-                store.entries.add(name, f"# {name}: s={s}\n".encode(), name)
-            if kind == "arrival":
-                play_batch(store, executor, games=before)
-                name, s = members[-1]
-                store.entries.add(name, f"# {name}: s={s}\n".encode(), name)
             start = store.count()
             report = play_batch(store, executor, games=cap)
             games = store.games()
@@ -217,14 +224,8 @@ def league_run(kind: str, seed: int, cap: int, levels: Sequence[float], before: 
         out = _replay(games, planned, batch, start, skills, levels)
         if check:
             level = levels[len(levels) // 2]
-            store = LeagueStore.create(Path(tmp) / "lg2", LeagueConfig((4,), seed))
+            store = made(Path(tmp) / "lg2")
             try:
-                for name, s in members[:first]:
-                    store.entries.add(name, f"# {name}: s={s}\n".encode(), name)
-                if kind == "arrival":
-                    play_batch(store, executor, games=before)
-                    name, s = members[-1]
-                    store.entries.add(name, f"# {name}: s={s}\n".encode(), name)
                 got = play_batch(store, executor, games=cap, confidence=level).games
             finally:
                 store.close()
