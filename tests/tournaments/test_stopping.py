@@ -183,7 +183,7 @@ def looks(store: LeagueStore, confidence: float):
         while i < len(games) and games[i].index <= end:
             g = games[i]
             ratings.add(g.seats, g.places[:len(g.seats)])
-            ev.add(deal_of[g.index], g.seats, g.places)
+            ev.add(deal_of[g.index], g.seats, g.scores)     # as play_batch gathers it
             for b in g.seats:
                 deals[b].add(deal_of[g.index])
             i += 1
