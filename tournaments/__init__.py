@@ -76,6 +76,7 @@ if TYPE_CHECKING:
     )
     from tournaments.compare.sprt import Verdict
     from tournaments.config import FileList, TournamentConfig
+    from tournaments.evidence import Margin
     from tournaments.executors.executor import Executor, GameOutcome, GameRequest, RunError
     from tournaments.executors.kinds import ExecutorKind, check_executor, make_executor
     from tournaments.executors.local import LastingExecutor, LocalExecutor
@@ -102,7 +103,15 @@ if TYPE_CHECKING:
     from tournaments.league_config import LeagueConfig
     from tournaments.packages import AllowedPackage, packages_text
     from tournaments.progress import ProgressView, format_duration, make_progress
-    from tournaments.ranking import CONFIDENCE_NOTE, BotRow, Ranking, confidence_text, ranking_json
+    from tournaments.ranking import (
+        CONFIDENCE_NOTE,
+        MARGIN_NOTE,
+        BotRow,
+        Ranking,
+        confidence_text,
+        margin_text,
+        ranking_json,
+    )
     from tournaments.rating import RatingPoint
     from tournaments.report import (
         core_share_warning,
@@ -155,8 +164,9 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("AllowedPackage", "packages_text"), "tournaments.packages"),
     **dict.fromkeys(("ProgressView", "format_duration", "make_progress"),
                     "tournaments.progress"),
-    **dict.fromkeys(("CONFIDENCE_NOTE", "BotRow", "Ranking", "confidence_text", "ranking_json"),
-                    "tournaments.ranking"),
+    "Margin": "tournaments.evidence",
+    **dict.fromkeys(("CONFIDENCE_NOTE", "MARGIN_NOTE", "BotRow", "Ranking", "confidence_text",
+                     "margin_text", "ranking_json"), "tournaments.ranking"),
     "RatingPoint": "tournaments.rating",
     **dict.fromkeys(("core_share_warning", "ranking_csv", "ranking_markdown", "ranking_table",
                      "write_rankings"), "tournaments.report"),
@@ -181,7 +191,8 @@ __all__ = [
     "DEFAULT_PLAYERS", "Decision", "Entry", "Executor", "ExecutorKind", "FINAL_DIR", "FileList",
     "FinalSchedule", "FinalState", "GAMES_PER_BOT", "GameOutcome", "GameRequest", "GameStore",
     "LOG_NAME", "LastingExecutor", "LeagueConfig", "LeagueError", "LeagueStore", "LocalExecutor",
-    "MIN_MEMORY_MB", "PairDecision", "Plan", "PlayRequest", "PreparedCompare", "PreparedGame",
+    "MARGIN_NOTE", "MIN_MEMORY_MB", "Margin", "PairDecision", "Plan", "PlayRequest",
+    "PreparedCompare", "PreparedGame",
     "PreparedTournament", "ProgressView", "Ranking", "RatingPoint", "RayExecutor",
     "RayUnavailable", "RequestError", "RunError", "SITUATIONS", "ScheduleKind", "StoreError",
     "StoredGame", "TournamentConfig", "TournamentRequest", "TournamentStore", "Verdict",
@@ -190,7 +201,7 @@ __all__ = [
     "comparison_progress", "comparison_summary", "confidence_text", "core_share",
     "core_share_warning", "create_final", "final_ranking", "final_state", "format_duration",
     "is_league", "league_random_seed", "make_executor", "make_progress", "new_league",
-    "open_store", "packages_text",
+    "margin_text", "open_store", "packages_text",
     "play_batch", "play_final", "play_game", "prepare_compare", "prepare_game",
     "prepare_tournament", "random_seed", "rank_directory", "ranking_csv", "ranking_json",
     "ranking_markdown", "ranking_table", "restore_league", "round_robin_games", "run_tournament",

@@ -45,7 +45,7 @@ from tournaments.packages import AllowedPackage
 from tournaments.progress import NoProgress, ProgressView
 from tournaments.rating import Ratings
 from tournaments.settings import DEFAULT_PLAYERS, league_random_seed
-from tournaments.stopping import DealEvidence, PairDecision, settled, stop_decisions
+from tournaments.stopping import PairDecision, settled, stop_decisions
 from tournaments.store.batches import Batch, PlannedGame
 from tournaments.store.entries import Entry
 from tournaments.store.league import LeagueStore
@@ -157,8 +157,6 @@ def play_batch(store: LeagueStore, executor: Executor, *, games: int,
     progress.start(max(batch.games, len(in_batch)), played_before)
     played = 0
     outcome = ""
-    evidence: DealEvidence | None = None
-    seen = -1
     decisions: list[PairDecision] | None = None
     try:
         with rounds(executor, bots, config.variant) as session:
@@ -175,10 +173,7 @@ def play_batch(store: LeagueStore, executor: Executor, *, games: int,
                 if planned >= batch.games:
                     outcome = "done"
                 if batch.confidence is not None:
-                    if evidence is None:
-                        evidence = DealEvidence()
-                    seen = _gather(store, evidence, seen)
-                    decisions = stop_decisions(cands, evidence, batch.confidence)
+                    decisions = stop_decisions(cands, tally.deals, batch.confidence)
                     if not outcome and decisions is not None and settled(decisions):
                         outcome = "confident"
                 if outcome:
@@ -189,19 +184,6 @@ def play_batch(store: LeagueStore, executor: Executor, *, games: int,
         progress.close()
     return BatchReport(batch.id, len(store.batches.planned(batch.id)), played, outcome, resumed,
                        tuple(decisions or ()))
-
-
-def _gather(store: LeagueStore, evidence: DealEvidence, seen: int) -> int:
-    """Add the games stored past index ``seen`` (all of them played) to ``evidence``, by deal;
-    the last index added."""
-    games = store.games(after=seen)
-    if not games:
-        return seen
-    deal_of = {g.index: g.deal for g in store.batches.planned(after=seen)}
-    for game in games:
-        if game.index in deal_of:       # every league game is planned; be safe all the same
-            evidence.add(deal_of[game.index], game.seats, game.scores)
-    return max(seen, games[-1].index)
 
 
 def _plan_round(store: LeagueStore, config: LeagueConfig, batch: Batch,

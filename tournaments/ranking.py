@@ -8,9 +8,17 @@ A ranking is made from the :class:`~tournaments.tally.Tally` of its games
 (:func:`rank_tally`): a league keeps its tally and adds only new games.
 
 **Confidence** has one meaning everywhere (:data:`CONFIDENCE_NOTE`): a bot's ``confidence`` is
-the chance, by the ratings, that it is truly stronger than the next bot down the leaderboard
-(:func:`tournaments.rating.order_confidence`); ``league run --until-confident`` stops when
-every bot's is at least the level asked for.
+how sure the duplicate deals it shared with the next bot down the leaderboard make it that it
+is the stronger of the two (:func:`tournaments.evidence.pair_confidence`, the deal as the unit,
+anytime-valid: two equal bots reach a confidence of P, at any point, in at most 1 − P of runs).
+``league run --until-confident`` at P stops when every neighbour pair is at P or tied. The
+ratings (TrueSkill) still make the leaderboard's order; issue 32 replaced TrueSkill's
+``Phi((mu - mu_next) / sqrt(sigma^2 + sigma_next^2))``, which counted a deal's rotations as
+independent games and claimed 90% for copies of one bot in a quarter of leagues.
+
+**Margin** (:data:`MARGIN_NOTE`): a bot's luck-adjusted margin, points per game above the
+other holders of the same hands in a deal's other rotations, with its 95% interval
+(:meth:`tournaments.evidence.DealEvidence.margin`).
 """
 
 from __future__ import annotations
@@ -21,27 +29,41 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from tournaments.config import TournamentConfig
+from tournaments.evidence import MIN_DEALS, Margin
 from tournaments.packages import AllowedPackage
-from tournaments.rating import TRUESKILL_PARAMS, RatingPoint, exposed_value, order_confidence
+from tournaments.rating import TRUESKILL_PARAMS, RatingPoint, exposed_value
 from tournaments.schedule import ScheduledGame
 from tournaments.stats import FAULT_KINDS, GameFacts, TimeStats, shares
 from tournaments.store.database import StoredGame, StoreError
 from tournaments.tally import Tally
 
-__all__ = ["CONFIDENCE_METHOD", "CONFIDENCE_NOTE", "RANKING_FORMAT", "BotRow", "EntryInfo",
-           "LeagueSummary", "Meeting", "Ranking", "TournamentSummary", "build_ranking",
-           "confidence_text", "game_facts", "rank_games", "rank_tally", "ranking_json"]
+__all__ = ["CONFIDENCE_METHOD", "CONFIDENCE_NOTE", "MARGIN_METHOD", "MARGIN_NOTE",
+           "RANKING_FORMAT", "BotRow", "EntryInfo", "LeagueSummary", "Meeting", "Ranking",
+           "TournamentSummary", "build_ranking", "confidence_text", "game_facts", "margin_text",
+           "rank_games", "rank_tally", "ranking_json"]
 
 RANKING_FORMAT = "sushi-go-ranking/1"
 #: Decimal digits of the numbers in ranking.json.
 DIGITS = 4
 #: What a bot's confidence is, as ranking.json states it.
-CONFIDENCE_METHOD = ("the chance that this bot is stronger than the next one on the "
-                     "leaderboard: Phi((mu - mu_next) / sqrt(sigma^2 + sigma_next^2)), "
-                     "TrueSkill")
+CONFIDENCE_METHOD = (
+    "how sure the duplicate deals this bot shared with the next one on the leaderboard make it "
+    "that this bot is the stronger: 1 - 1/M, M the normal-mixture martingale (N0 = 10 deals) of "
+    "the per-deal mean score differences; 0 before 4 shared deals or when the deals favour the "
+    "next bot; two equal bots reach P at any point in at most 1 - P of runs")
 #: The one explanation of confidence that every table, page and message refers to.
-CONFIDENCE_NOTE = ("confidence: the chance, by the ratings (TrueSkill), that a bot is "
-                   "stronger than the next one down the leaderboard")
+CONFIDENCE_NOTE = (f"confidence: how sure the deals a bot shared with the next one down make it "
+                   f"that it is the stronger (0%: no evidence yet, as before {MIN_DEALS} shared "
+                   f"deals; two equal bots reach P% in at most (100 − P)% of runs, however long "
+                   f"they play)")
+#: What a bot's margin is, as ranking.json states it.
+MARGIN_METHOD = (
+    "luck-adjusted margin: points per game above the other holders of the same hands in the "
+    "deal's other seat rotations, mean over whole deals, with a 95% interval (mean +- 1.96 "
+    "standard errors over deals)")
+#: The one explanation of the margin the tables and pages give.
+MARGIN_NOTE = ("margin: points per game above the other players who held the same hands "
+               "(duplicate deals), with its 95% interval: the cards' luck taken out")
 
 #: A JSON value as :mod:`json` writes it.
 Json = dict[str, "JsonValue"]
@@ -50,6 +72,23 @@ JsonValue = int | float | str | bool | None | list["JsonValue"] | dict[str, "Jso
 
 def _r(value: float) -> float:
     return round(float(value), DIGITS) + 0.0   # + 0.0 turns -0.0 into 0.0
+
+
+def margin_text(margin: Margin | None) -> str:
+    """A margin as tables and pages show it: ``+3.20 ±0.85`` (``–`` before a whole deal)."""
+    if margin is None:
+        return "–"
+    if margin.low is None or margin.high is None:
+        return f"{margin.mean:+.2f}"
+    return f"{margin.mean:+.2f} ±{(margin.high - margin.low) / 2:.2f}"
+
+
+def _margin_json(margin: Margin | None) -> JsonValue:
+    if margin is None:
+        return None
+    return {"mean": _r(margin.mean), "deals": margin.deals,
+            "low": None if margin.low is None else _r(margin.low),
+            "high": None if margin.high is None else _r(margin.high)}
 
 
 def confidence_text(confidence: float | None) -> str:
@@ -122,11 +161,12 @@ class BotRow:
     mean_score: float
     mean_place: float
     faults: Mapping[str, int]
-    #: The chance that this bot is stronger than the next one on the leaderboard (None for
-    #: the last, and off the leaderboard): :data:`CONFIDENCE_METHOD`.
+    #: How sure the deals make it that this bot is stronger than the next one on the
+    #: leaderboard (None for the last, and off the leaderboard): :data:`CONFIDENCE_METHOD`.
     confidence: float | None
     time: TimeStats          #: time per request (tables and pages; not in ranking.json)
     entry: EntryInfo | None = None   #: a league entry's version, author and status
+    margin: Margin | None = None     #: luck-adjusted margin (:data:`MARGIN_METHOD`)
 
     def to_json(self, *, times: bool = False) -> Json:
         """The row as ranking.json has it (with ``time`` in milliseconds when ``times``)."""
@@ -135,7 +175,7 @@ class BotRow:
             "rating": self.rating, "games": self.games, "seats": self.seats,
             "wins": self.wins, "win_share": self.win_share, "mean_score": self.mean_score,
             "mean_place": self.mean_place, "faults": dict(self.faults),
-            "confidence": self.confidence,
+            "confidence": self.confidence, "margin": _margin_json(self.margin),
         }
         if self.entry is not None:
             row.update(self.entry.to_json())
@@ -198,6 +238,7 @@ class Ranking:
             "tournament": self.tournament.to_json(),
             "trueskill": {key: _r(v) for key, v in TRUESKILL_PARAMS.items()},
             "confidence": {"method": CONFIDENCE_METHOD},
+            "margin": {"method": MARGIN_METHOD},
             "bots": [row.to_json(times=times) for row in self.bots],
             "head_to_head": {a: {b: {"share": m.share, "meetings": m.meetings}
                                  for b, m in row.items()}
@@ -260,7 +301,7 @@ def rank_games(names: Sequence[str], stored: Sequence[StoredGame], facts: Sequen
     bot index): :func:`rank_tally` of their tally."""
     tally = Tally.empty(len(names), history=history)
     for game, fact in zip(stored, facts, strict=True):
-        tally.add(game.index, fact, game.timing)
+        tally.add(game.index, fact, game.timing, deal=game.seed)
     return rank_tally(names, tally, summary=summary, planned=planned, since=since,
                       entries=entries, league=league, packages=packages)
 
@@ -284,8 +325,9 @@ def rank_tally(names: Sequence[str], tally: Tally, *, summary: TournamentSummary
     ranked = sorted(range(k), key=lambda b: (-values[b], -mus[b], names[b]))
     on_board = [b for b in ranked if entries is None or entries[b].status == "active"]
     off_board = [b for b in ranked if entries is not None and entries[b].status != "active"]
+    # Floored to ranking.json's digits, so a shown P means the test at P declares the pair.
     sure: dict[int, float] = {
-        b: _r(order_confidence(*raw[b], *raw[below]))
+        b: math.floor(tally.deals.confidence(b, below) * 10 ** DIGITS) / 10 ** DIGITS + 0.0
         for b, below in zip(on_board, on_board[1:], strict=False)}
     h2h = shares(tally.meetings)
 
@@ -298,7 +340,7 @@ def rank_tally(names: Sequence[str], tally: Tally, *, summary: TournamentSummary
             games=s.games, seats=s.seats, wins=_r(s.wins), win_share=_r(s.win_share),
             mean_score=_r(s.mean_score), mean_place=_r(s.mean_place), faults=faults,
             confidence=sure.get(b), time=tally.times[b],
-            entry=None if entries is None else entries[b])
+            entry=None if entries is None else entries[b], margin=tally.deals.margin(b))
 
     order = on_board + off_board
     position = {b: n for n, b in enumerate(order)}

@@ -19,7 +19,15 @@ from pathlib import Path
 from tabulate import tabulate
 
 from arena import FaultKind, safe_text
-from tournaments.ranking import CONFIDENCE_NOTE, BotRow, Ranking, confidence_text, ranking_json
+from tournaments.ranking import (
+    CONFIDENCE_NOTE,
+    MARGIN_NOTE,
+    BotRow,
+    Ranking,
+    confidence_text,
+    margin_text,
+    ranking_json,
+)
 from tournaments.stats import FAIR_SHARE, FAULT_KINDS
 
 __all__ = [
@@ -79,13 +87,13 @@ def _faults_text(faults: Mapping[str, int]) -> str:
 def _rows(ranking: Ranking) -> list[list[str]]:
     return [[str(bot.rank), _md(bot.name), f"{bot.rating:.2f}", f"{bot.mu:.2f}",
              f"{bot.sigma:.2f}", str(bot.games), f"{bot.wins:g}", f"{100 * bot.win_share:.1f}%",
-             f"{bot.mean_score:.2f}", f"{bot.mean_place:.2f}", confidence_text(bot.confidence),
-             _faults_text(bot.faults), time_text(bot)]
+             f"{bot.mean_score:.2f}", margin_text(bot.margin), f"{bot.mean_place:.2f}",
+             confidence_text(bot.confidence), _faults_text(bot.faults), time_text(bot)]
             for bot in ranking.bots]
 
 
 _HEADERS = ["#", "bot", "rating", "mu", "sigma", "games", "wins", "win %", "mean score",
-            "mean place", "confidence", "faults", "ms/request (wall/cpu)"]
+            "margin", "mean place", "confidence", "faults", "ms/request (wall/cpu)"]
 
 
 def _summary(ranking: Ranking) -> str:
@@ -159,15 +167,24 @@ def ranking_markdown(ranking: Ranking) -> str:
         "## Ranking", "", _summary(ranking) + ".", "",
         *[part for line in _packages(ranking) for part in (line.replace("|", "\\|") + ".", "")],
         tabulate(_rows(ranking), headers=_HEADERS, tablefmt="github", disable_numparse=True,
-                 colalign=("right", "left") + ("right",) * 10),
+                 colalign=("right", "left") + ("right",) * 11),
         "",
         "Rating = mu − 3·sigma (TrueSkill). Wins: a shared first place counts 1/k. "
+        + MARGIN_NOTE[0].upper() + MARGIN_NOTE[1:] + ". "
         + CONFIDENCE_NOTE[0].upper() + CONFIDENCE_NOTE[1:] + ".",
         "", *_retired_markdown(ranking), "## Head to head", "",
         "How often the row bot finished ahead of the column bot when they met (ties count "
         "one half)." + (f" The top {top} of the leaderboard only." if cut else ""), "",
         tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True), "",
     ])
+
+
+def _margin_cells(bot: BotRow) -> list[object]:
+    m = bot.margin
+    if m is None:
+        return ["", "", "", 0]
+    return [round(m.mean, 4), "" if m.low is None else round(m.low, 4),
+            "" if m.high is None else round(m.high, 4), m.deals]
 
 
 def ranking_csv(ranking: Ranking) -> str:
@@ -179,13 +196,15 @@ def ranking_csv(ranking: Ranking) -> str:
     writer = csv.writer(out, lineterminator="\n")
     fields = ["rank", "name", "rating", "mu", "sigma", "games", "seats", "wins", "win_share",
               "mean_score", "mean_place", "confidence"]
+    margins = ["margin", "margin_low", "margin_high", "margin_deals"]
     times = ["requests", "wall_ms", "wall_max_ms", "cpu_ms", "core_share", "core_share_p5"]
-    writer.writerow(fields + [f"faults_{_shown(k)}" for k in kinds] + times)
+    writer.writerow(fields + margins + [f"faults_{_shown(k)}" for k in kinds] + times)
     for bot in ranking.bots:
         row = bot.to_json(times=True)
         time = bot.time.to_json()
         writer.writerow([_shown(row[f]) if f == "name" else "" if row[f] is None else row[f]
                          for f in fields]
+                        + _margin_cells(bot)
                         + [bot.faults.get(k, 0) for k in kinds]
                         + ["" if time.get(t) is None else time[t] for t in times])
     return out.getvalue()
@@ -195,13 +214,23 @@ def ranking_csv(ranking: Ranking) -> str:
 TERMINAL_NAME = 16
 #: Each fault kind by its initial (s, t, c, i, p) in the terminal table.
 _FAULT_LETTERS = {kind.value: kind.value[0] for kind in FaultKind}
-_TERMINAL_HEADERS = ["#", "bot", "rating", "games", "win %", "score", "confidence", "faults",
+_TERMINAL_HEADERS = ["#", "bot", "rating", "games", "win %", "margin", "conf", "faults",
                      "ms/pick"]
 
 
 def _short_name(name: str) -> str:
     name = _shown(name)
     return name if len(name) <= TERMINAL_NAME else name[:TERMINAL_NAME - 1] + "…"
+
+
+def _short_margin(bot: BotRow) -> str:
+    """The margin in the terminal table: one decimal, with its interval's half-width."""
+    m = bot.margin
+    if m is None:
+        return "–"
+    if m.low is None or m.high is None:
+        return f"{m.mean:+.1f}"
+    return f"{m.mean:+.1f}±{(m.high - m.low) / 2:.1f}"
 
 
 def _terminal_rows(ranking: Ranking) -> list[list[str]]:
@@ -211,7 +240,7 @@ def _terminal_rows(ranking: Ranking) -> list[list[str]]:
                           for kind, n in bot.faults.items() if n) or "0"
         rows.append([
             str(bot.rank), _short_name(bot.name), f"{bot.rating:.2f}", str(bot.games),
-            f"{100 * bot.win_share:.1f}", f"{bot.mean_score:.1f}",
+            f"{100 * bot.win_share:.1f}", _short_margin(bot),
             confidence_text(bot.confidence), faults, time_text(bot),
         ])
     return rows
@@ -243,7 +272,8 @@ def ranking_table(ranking: Ranking) -> str:
         table += ["", f"{len(ranking.retired)} retired or replaced entries are not ranked: "
                   "--format md or json lists them."]
     legend = textwrap.wrap(
-        f"rating = mu − 3σ (TrueSkill; --format md shows mu, σ, wins, place); {CONFIDENCE_NOTE}; "
+        f"rating = mu − 3σ (TrueSkill; --format md shows mu, σ, wins, score, place); "
+        f"{MARGIN_NOTE}; conf{CONFIDENCE_NOTE.removeprefix('confidence')}; "
         "faults: s=start t=timeout c=crash i=illegal p=protocol; ms/pick: wall/CPU per "
         "request", 80)
     return "\n".join([_summary(ranking), *_packages(ranking), "", *table, "", *legend])

@@ -41,29 +41,28 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 
+from tournaments.evidence import (
+    MIN_DEALS,
+    MIXTURE_DEALS,
+    PRIOR_DEALS,
+    PRIOR_SPREAD,
+    DealEvidence,
+    boundary,
+    spread,
+)
 from tournaments.matchmaking import PLACEMENT_DEALS, Candidate, leaderboard
 
 __all__ = ["MIN_DEALS", "MIXTURE_DEALS", "PRIOR_DEALS", "PRIOR_SPREAD", "TIE_MARGIN", "Decision",
-           "DealEvidence", "PairDecision", "PairStats", "boundary", "decide", "decide_pairs",
+           "DealEvidence", "PairDecision", "boundary", "decide", "decide_pairs",
            "settled", "spread", "stop_decisions"]
 
 #: Half-width, in points per game, within which two entries count as equal (a tie): about a
 #: third of the spread of one deal's score difference at 4-player tables (4.5 to 5.5 points).
 TIE_MARGIN = 1.5
-#: Deals a pair must share before it is decided.
-MIN_DEALS = 4
-#: ``N0`` of the boundary: the number of deals where it is tightest relative to the fixed
-#: threshold (the mixture's spread, in units of one deal's variance).
-MIXTURE_DEALS = 10.0
-#: The spread of one deal's score difference assumed before any deal (points per game), and
-#: how many deals that assumption weighs in the estimate.
-PRIOR_SPREAD = 5.0
-PRIOR_DEALS = 2.0
 
 
 class Decision(StrEnum):
@@ -73,21 +72,6 @@ class Decision(StrEnum):
     TIED = "tied"
     REVERSED = "reversed"
     OPEN = "undecided"
-
-
-@dataclass(slots=True)
-class PairStats:
-    """Sums over the deals a pair shared, of ``d`` = ``a``'s mean score − ``b``'s (``a < b``
-    by entry id; positive: ``a`` did better)."""
-
-    deals: int = 0
-    total: float = 0.0
-    squares: float = 0.0
-
-    def add(self, d: float) -> None:
-        self.deals += 1
-        self.total += d
-        self.squares += d * d
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,59 +85,6 @@ class PairDecision:
     deals: int
     mean: float
     half_width: float       #: of the confidence interval for the mean (inf below MIN_DEALS)
-
-
-@dataclass
-class DealEvidence:
-    """Per pair of entries, the score differences of the deals they shared. Feed it games as
-    ``(deal, seats, scores)``; a deal counts once all ``rotations`` of its games are in (the
-    league plays each deal in every seat rotation, as many games as seats)."""
-
-    _open: dict[int, list[tuple[Sequence[int], Sequence[int]]]] = field(default_factory=dict)
-    pairs: dict[tuple[int, int], PairStats] = field(
-        default_factory=lambda: defaultdict(PairStats))
-
-    def add(self, deal: int, seats: Sequence[int], scores: Sequence[int]) -> None:
-        games = self._open.setdefault(deal, [])
-        games.append((tuple(seats), tuple(scores[:len(seats)])))
-        if len(games) == len(seats):
-            del self._open[deal]
-            self.add_deal(games)
-
-    def add_deal(self, games: Sequence[tuple[Sequence[int], Sequence[int]]]) -> None:
-        """One whole deal: its games' ``(seats, scores)``."""
-        total: dict[int, float] = defaultdict(float)
-        count: dict[int, int] = defaultdict(int)
-        for seats, scores in games:
-            for bot, score in zip(seats, scores, strict=False):
-                total[bot] += score
-                count[bot] += 1
-        mean = {b: total[b] / count[b] for b in total}
-        for a, b in itertools.combinations(sorted(mean), 2):
-            self.pairs[(a, b)].add(mean[a] - mean[b])
-
-    def stats(self, upper: int, lower: int) -> tuple[int, float, float]:
-        """``(deals, sum, sum of squares)`` of ``d`` oriented so that positive means ``upper``
-        did better."""
-        key = (upper, lower) if upper < lower else (lower, upper)
-        s = self.pairs.get(key)
-        if s is None:
-            return 0, 0.0, 0.0
-        sign = 1.0 if upper < lower else -1.0
-        return s.deals, sign * s.total, s.squares
-
-
-def boundary(n: float, alpha: float, n0: float = MIXTURE_DEALS) -> float:
-    """The normal-mixture boundary on ``|S| / s`` after ``n`` deals: crossed at any time with
-    a chance of at most ``alpha`` when the true mean is 0."""
-    v = n + n0
-    return math.sqrt(v * math.log(v / (n0 * alpha * alpha)))
-
-
-def spread(deals: int, total: float, squares: float) -> float:
-    """The deals' standard deviation, shrunk towards :data:`PRIOR_SPREAD`."""
-    dev = max(0.0, squares - (total * total / deals if deals else 0.0))
-    return math.sqrt((dev + PRIOR_DEALS * PRIOR_SPREAD ** 2) / (max(deals - 1, 0) + PRIOR_DEALS))
 
 
 def decide(deals: int, total: float, squares: float, confidence: float,

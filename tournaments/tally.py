@@ -1,6 +1,8 @@
 """The running totals a ranking is made of, one game at a time in index order: every bot's
 rating (TrueSkill), games, wins, scores, places, faults and time per request, and who finished
-ahead of whom.
+ahead of whom, and what the duplicate deals say (:class:`~tournaments.evidence.DealEvidence`:
+each pair's score differences per deal, each bot's luck-adjusted margin), the leaderboard's
+confidence and margin columns.
 
 A ranking is the tally of its games (:func:`tournaments.ranking.rank_tally`). A league keeps
 its tally in its store after every round (:mod:`tournaments.store.standings`) and adds only the
@@ -16,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from arena import SeatTiming
+from tournaments.evidence import DealEvidence
 from tournaments.rating import Ratings
 from tournaments.stats import (
     BotStats,
@@ -46,6 +49,7 @@ class Tally:
     stats: list[BotStats] = field(default_factory=list)
     times: list[TimeStats] = field(default_factory=list)
     meetings: Meetings = field(default_factory=dict)
+    deals: DealEvidence = field(default_factory=DealEvidence)
     games: int = 0              #: games added
     last: int = -1              #: index of the last game added
 
@@ -68,8 +72,11 @@ class Tally:
             self.stats.append(BotStats())
             self.times.append(TimeStats())
 
-    def add(self, index: int, facts: GameFacts, timing: Sequence[SeatTiming] = ()) -> None:
-        """Count the game at schedule ``index`` (after every game added so far)."""
+    def add(self, index: int, facts: GameFacts, timing: Sequence[SeatTiming] = (), *,
+            deal: int | None = None) -> None:
+        """Count the game at schedule ``index`` (after every game added so far); ``deal``
+        (the deal's seed: every rotation of a deal shares it) puts it in the deal evidence
+        once all the deal's rotations are in."""
         if index <= self.last:
             raise ValueError(f"game {index} comes after game {self.last}: games are counted "
                              "in index order")
@@ -77,9 +84,11 @@ class Tally:
         add_game_stats(self.stats, facts)
         add_meetings(self.meetings, facts)
         add_times(self.times, facts.seats, timing)
+        if deal is not None and len(facts.seats) >= 2:
+            self.deals.add(deal, facts.seats, facts.scores)
         self.games += 1
         self.last = index
 
     def add_game(self, game: StoredGame) -> None:
         """Count a stored game."""
-        self.add(game.index, facts_of(game), game.timing)
+        self.add(game.index, facts_of(game), game.timing, deal=game.seed)

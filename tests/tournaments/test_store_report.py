@@ -108,7 +108,14 @@ def test_ranking_follows_the_interface(tmp_path):
     # Confidence: each bot against the next one down (the last has none).
     assert [b["confidence"] is None for b in bots] == [False] * (len(bots) - 1) + [True]
     assert all(0 <= b["confidence"] <= 1 for b in bots[:-1])
-    assert "TrueSkill" in ranking["confidence"]["method"]
+    assert "deals" in ranking["confidence"]["method"]
+    assert "1 - 1/M" in ranking["confidence"]["method"]
+    # Margin: every bot played whole deals (every rotation of each table is stored).
+    assert "same hands" in ranking["margin"]["method"]
+    for b in bots:
+        m = b["margin"]
+        assert m["deals"] == 2 * 4               # C(4,3) tables with the bot x 2 cycles
+        assert m["low"] < m["mean"] < m["high"]
     assert sum(b["wins"] for b in bots) == pytest.approx(ranking["games"])
     faulty = next(b for b in bots if b["name"] == "faulty")
     assert faulty["faults"]["illegal"] == faulty["games"] * 3 * 8

@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
+from tournaments.evidence import Sums
 from tournaments.rating import RatingPoint
 from tournaments.stats import BotStats, TimeStats
 from tournaments.store.database import StoredGame, StoreError
@@ -62,13 +63,34 @@ CREATE TABLE IF NOT EXISTS rating_points (
     sigma REAL NOT NULL,
     PRIMARY KEY (bot, idx)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS deal_pairs (
+    a INTEGER NOT NULL,
+    b INTEGER NOT NULL,
+    deals INTEGER NOT NULL,
+    total REAL NOT NULL,
+    squares REAL NOT NULL,
+    PRIMARY KEY (a, b)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS deal_margins (
+    bot INTEGER PRIMARY KEY,
+    deals INTEGER NOT NULL,
+    total REAL NOT NULL,
+    squares REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS open_deals (
+    deal TEXT PRIMARY KEY,
+    games TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS tallied (
     id INTEGER PRIMARY KEY CHECK (id = 0),
     through INTEGER NOT NULL,
     games INTEGER NOT NULL
 );
 """
-_TABLES = frozenset({"standings", "meetings", "rating_points", "tallied"})
+_TABLES = frozenset({"standings", "meetings", "rating_points", "deal_pairs", "deal_margins",
+                     "open_deals", "tallied"})
+#: The tables of the deal evidence (issue 32): a tally stored before them is counted again.
+_DEAL_TABLES = frozenset({"deal_pairs", "deal_margins", "open_deals"})
 
 
 #: The games stored after an index, by index (checked against the league's plan).
@@ -83,17 +105,25 @@ class Standings:
         self._games_after = games_after
 
     def create(self) -> None:
-        """Make the tables (a league made before tallies were kept gets them now)."""
+        """Make the tables (a league made before tallies were kept gets them now; one whose
+        tally was stored before the deal evidence was kept has it dropped, to be counted again
+        from its first game)."""
+        found = self._tables()
         with self._conn as conn:
+            if "tallied" in found and not found >= _DEAL_TABLES:
+                for table in ("standings", "meetings", "rating_points", "tallied"):
+                    conn.execute(f"DELETE FROM {table}")
             for statement in STANDINGS_TABLES.split(";"):
                 if statement.strip():
                     conn.execute(statement)
 
+    def _tables(self) -> set[str]:
+        return {row[0] for row in self._conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+
     def kept(self) -> bool:
         """Whether the database has the tables (else nothing is stored: rate every game)."""
-        found = {row[0] for row in self._conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table'")}
-        return found >= _TABLES
+        return self._tables() >= _TABLES
 
     def through(self) -> int:
         """The index up to which every game is counted in the stored tally (-1: none)."""
@@ -155,6 +185,16 @@ class Standings:
                 _load_bot(tally, *record)
             for a, b, ahead, met in self._conn.execute("SELECT a, b, ahead, met FROM meetings"):
                 tally.meetings.setdefault(int(a), {})[int(b)] = [float(ahead), float(met)]
+            deals = tally.deals
+            for a, b, n, total, squares in self._conn.execute(
+                    "SELECT a, b, deals, total, squares FROM deal_pairs"):
+                deals.pairs[(int(a), int(b))] = Sums(int(n), float(total), float(squares))
+            for bot, n, total, squares in self._conn.execute(
+                    "SELECT bot, deals, total, squares FROM deal_margins"):
+                deals.margins[int(bot)] = Sums(int(n), float(total), float(squares))
+            for deal, games in self._conn.execute("SELECT deal, games FROM open_deals"):
+                deals.open_deals[int(deal)] = [(tuple(seats), tuple(scores))
+                                               for seats, scores in json.loads(games)]
             points = tally.ratings.history
             if points is not None:
                 for bot, idx, played, mu, sigma in self._conn.execute(
@@ -170,6 +210,8 @@ class Standings:
         """Count ``games`` (the next ones, in index order) in ``tally`` and store it, with
         each game's rating points, in one transaction."""
         touched: set[int] = set()
+        before = {key: (s.deals, s.total, s.squares) for key, s in tally.deals.pairs.items()}
+        margins = {bot: s.deals for bot, s in tally.deals.margins.items()}
         points: list[tuple[int, int, int, float, float]] = []
         for game in games:
             tally.add_game(game)
@@ -187,6 +229,20 @@ class Standings:
                              [(a, b, *tally.meetings[a][b]) for a in sorted(touched)
                               for b in tally.meetings.get(a, {})])
             conn.executemany("INSERT INTO rating_points VALUES (?, ?, ?, ?, ?)", points)
+            deals = tally.deals
+            conn.executemany("INSERT OR REPLACE INTO deal_pairs VALUES (?, ?, ?, ?, ?)",
+                             [(a, b, s.deals, s.total, s.squares)
+                              for (a, b), s in deals.pairs.items()
+                              if before.get((a, b)) != (s.deals, s.total, s.squares)])
+            conn.executemany("INSERT OR REPLACE INTO deal_margins VALUES (?, ?, ?, ?)",
+                             [(bot, s.deals, s.total, s.squares)
+                              for bot, s in deals.margins.items()
+                              if margins.get(bot) != s.deals])
+            conn.execute("DELETE FROM open_deals")
+            conn.executemany("INSERT INTO open_deals VALUES (?, ?)",
+                             [(str(deal), json.dumps([[list(seats), list(scores)]
+                                                      for seats, scores in games]))
+                              for deal, games in deals.open_deals.items()])
             conn.execute("INSERT OR REPLACE INTO tallied (id, through, games) VALUES (0, ?, ?)",
                          (tally.last, tally.games))
 
