@@ -11,7 +11,7 @@ from publish.data import BotData, GameFault, game_number
 from publish.html import Cell, esc, figure, link, page, stat, table
 from publish.pages import Site, share_color
 from publish.svg import PALETTE, Band, Series, histogram, line_chart
-from tournaments import BotRow, confidence_text
+from tournaments import MARGIN_NOTE, BotRow, confidence_text, margin_text
 
 __all__ = ["bot_page", "FAULT_ROWS", "GAME_ROWS", "LEAGUE_GAME_ROWS", "LEAGUE_H2H_ROWS",
            "size_text"]
@@ -254,6 +254,7 @@ def bot_page(site: Site, bot: BotData) -> str:
         stat("mu", f"{row.mu:.2f}"), stat("sigma", f"{row.sigma:.2f}"),
         stat("games", str(row.games)), stat("wins", f"{row.wins:g}"),
         stat("mean score", f"{row.mean_score:.2f}"),
+        stat("margin (95%)", margin_text(row.margin), title=MARGIN_NOTE),
         stat("mean place", f"{row.mean_place:.2f}"), stat("faults", str(total_faults)),
         *_time_cards(row),
     ])

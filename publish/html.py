@@ -123,9 +123,9 @@ def table(headers: Sequence[tuple[str, str | None]], rows: Iterable[Sequence[Cel
             f"</thead>\n<tbody>\n{body}</tbody></table></div>")
 
 
-def stat(key: str, value: str) -> str:
-    """A small summary card (``value`` is escaped)."""
-    return (f'<div class="stat"><div class="k">{esc(key)}</div>'
+def stat(key: str, value: str, *, title: str | None = None) -> str:
+    """A small summary card (``value`` is escaped; ``title``: its tooltip)."""
+    return (f'<div class="stat"{attr(title=title)}><div class="k">{esc(key)}</div>'
             f'<div class="v">{esc(value)}</div></div>')
 
 

@@ -10,7 +10,14 @@ from publish.html import Cell, esc, figure, link, page, table
 from publish.replay import ReplayData
 from publish.replaypage import replay_body
 from publish.svg import PALETTE, Series, line_chart
-from tournaments import CONFIDENCE_NOTE, Ranking, confidence_text, packages_text
+from tournaments import (
+    CONFIDENCE_NOTE,
+    MARGIN_NOTE,
+    Ranking,
+    confidence_text,
+    margin_text,
+    packages_text,
+)
 
 __all__ = ["GAME_LIST_LIMIT", "LEAGUE_GAME_LIST", "MATRIX_TOP", "OVERVIEW_TOP", "Site",
            "index_page", "games_page", "replay_page", "replay_name", "summary_text",
@@ -126,7 +133,7 @@ def _faults_cell(faults: Mapping[str, int]) -> Cell:
 def _ranking_table(site: Site) -> str:
     headers = [("#", None), ("bot", "text"), ("rating", None), ("mu", None), ("sigma", None),
                ("games", None), ("wins", None), ("win %", None), ("mean score", None),
-               ("mean place", None), ("confidence", None), ("faults", None)]
+               ("margin", None), ("mean place", None), ("confidence", None), ("faults", None)]
     rows = []
     for bot in site.data.ranking.bots:
         rows.append([
@@ -139,6 +146,8 @@ def _ranking_table(site: Site) -> str:
             Cell(f"{bot.wins:g}", bot.wins),
             Cell(f"{100 * bot.win_share:.1f}%", bot.win_share),
             Cell(f"{bot.mean_score:.2f}", bot.mean_score),
+            Cell(esc(margin_text(bot.margin)),
+                 -1e9 if bot.margin is None else bot.margin.mean, title=MARGIN_NOTE),
             Cell(f"{bot.mean_place:.2f}", bot.mean_place),
             Cell(esc(confidence_text(bot.confidence)),
                  -1.0 if bot.confidence is None else bot.confidence, title=CONFIDENCE_NOTE),
@@ -151,7 +160,7 @@ def _ranking_table(site: Site) -> str:
     if site.data.league:
         headers.append(("version", "text"))
     return table(headers, rows, sortable=True, table_id="ranking",
-                 first_desc=(2, 3, 5, 6, 7, 8))
+                 first_desc=(2, 3, 5, 6, 7, 8, 9))
 
 
 def _author_cell(author: str | None) -> Cell:
@@ -257,6 +266,7 @@ def index_page(site: Site) -> str:
         _ranking_table(site),
         '<p class="note">Click a column header to sort by it (again to reverse). Rating = '
         "mu − 3·sigma (TrueSkill, conservative). Wins: a shared first place counts 1/k. "
+        f"{esc(MARGIN_NOTE[0].upper() + MARGIN_NOTE[1:])}. "
         f"{esc(CONFIDENCE_NOTE[0].upper() + CONFIDENCE_NOTE[1:])}. Faults: timeouts, "
         "crashes, illegal picks and the like; the bot's page lists them.</p>",
         *retired,

@@ -62,6 +62,34 @@ def test_clicking_a_header_sorts_by_that_column(site_dir: Path, visit: Visit) ->
     visit.shot("index-sorted")
 
 
+def test_the_margin_and_confidence_columns_show_ranking_json(site_dir: Path,
+                                                             tournament_dir: Path,
+                                                             visit: Visit) -> None:
+    ranking = _ranking(tournament_dir)
+    page = visit.open(site_dir / "index.html")
+    margins = _column(page, "ranking", 10)
+    for bot, shown in zip(ranking["bots"], margins, strict=True):
+        m = bot["margin"]                  # every deal is whole: each has a margin
+        assert m["deals"] > 1 and m["low"] < m["mean"] < m["high"]
+        mean, half = shown.split(" ±")
+        assert float(mean) == pytest.approx(m["mean"], abs=0.006)
+        assert float(half) == pytest.approx((m["high"] - m["low"]) / 2, abs=0.006)
+    sure = _column(page, "ranking", 12)
+    assert sure[-1] == "–" and all(s.endswith("%") for s in sure[:-1])
+    note = page.locator("p.note", has_text="same hands").inner_text()
+    assert "Margin: points per game above" in note and "Confidence: how sure the deals" in note
+    page.locator("#ranking thead th", has_text="margin").click()
+    means = [float(t.split(" ±")[0]) for t in _column(page, "ranking", 10)]
+    assert means == sorted(means, reverse=True)
+    first = ranking["bots"][0]
+    page = visit.open(site_dir / "index.html")
+    page.locator("#ranking a", has_text=first["name"]).first.click()
+    page.wait_for_url("**/bots/*.html")
+    card = page.locator(".stat", has_text="margin (95%)")
+    assert f"{first['margin']['mean']:+.2f}" in card.inner_text()
+    visit.shot("index-margin")
+
+
 def test_bot_pages_show_their_plots_head_to_head_and_faults(
         site_dir: Path, tournament_dir: Path, visit: Visit) -> None:
     ranking = _ranking(tournament_dir)

@@ -89,8 +89,6 @@ CREATE TABLE IF NOT EXISTS tallied (
 """
 _TABLES = frozenset({"standings", "meetings", "rating_points", "deal_pairs", "deal_margins",
                      "open_deals", "tallied"})
-#: The tables of the deal evidence (issue 32): a tally stored before them is counted again.
-_DEAL_TABLES = frozenset({"deal_pairs", "deal_margins", "open_deals"})
 
 
 #: The games stored after an index, by index (checked against the league's plan).
@@ -106,12 +104,12 @@ class Standings:
 
     def create(self) -> None:
         """Make the tables (a league made before tallies were kept gets them now; one whose
-        tally was stored before the deal evidence was kept has it dropped, to be counted again
-        from its first game)."""
+        tally was stored before the deal evidence was kept, in issue 32, has it dropped, to be
+        counted again from its first game)."""
         found = self._tables()
         with self._conn as conn:
-            if "tallied" in found and not found >= _DEAL_TABLES:
-                for table in ("standings", "meetings", "rating_points", "tallied"):
+            if not found >= _TABLES:         # an incomplete tally is no tally: count afresh
+                for table in sorted(found & _TABLES):
                     conn.execute(f"DELETE FROM {table}")
             for statement in STANDINGS_TABLES.split(";"):
                 if statement.strip():
