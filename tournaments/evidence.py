@@ -28,9 +28,9 @@ from collections import defaultdict
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["MARGIN_Z", "MIN_DEALS", "MIXTURE_DEALS", "PRIOR_DEALS", "PRIOR_SPREAD",
-           "DealEvidence", "Margin", "Sums", "boundary", "log_evidence", "pair_confidence",
-           "spread"]
+__all__ = ["MARGIN_Z", "MIN_DEALS", "MIXTURE_DEALS", "POOLED_DEALS", "PRIOR_DEALS",
+           "PRIOR_SPREAD", "DealEvidence", "Margin", "Sums", "boundary", "log_evidence",
+           "pair_confidence", "spread"]
 
 #: Deals a pair must share before the deals say anything about its order (confidence 0,
 #: decision open before that).
@@ -38,10 +38,18 @@ MIN_DEALS = 4
 #: ``N0`` of the boundary: the number of deals where it is tightest relative to the fixed
 #: threshold (the mixture's spread, in units of one deal's variance).
 MIXTURE_DEALS = 10.0
-#: The spread of one deal's score difference assumed before any deal (points per game), and
-#: how many deals that assumption weighs in the estimate.
+#: The spread of one deal's score difference a pair's estimate is shrunk towards (points per
+#: game) when none is given, and how many deals it weighs in a pair's estimate. In a field
+#: (:class:`DealEvidence`) the prior is the field's own pooled spread instead, and nothing is
+#: decided until it rests on :data:`POOLED_DEALS` degrees of freedom: what one deal's luck is
+#: worth depends on the table size and the bots (2-player deals spread about three times as
+#: wide as 4-player ones), and a prior below the true spread lets a pair with a few calm deals
+#: claim too much (measured: of copy pairs at 2-player tables whose scores spread 15 points,
+#: 13.5% reached 0.9 within 80 deals with the fixed prior, 6.9% with the pooled one:
+#: tests/tournaments/test_evidence.py).
 PRIOR_SPREAD = 5.0
 PRIOR_DEALS = 2.0
+POOLED_DEALS = 20
 #: The margin's interval: mean ± MARGIN_Z standard errors (95%, normal).
 MARGIN_Z = 1.96
 
@@ -74,12 +82,11 @@ class Margin:
     deals: int
 
 
-def spread(deals: int, total: float, squares: float) -> float:
-    """The deals' standard deviation, shrunk towards :data:`PRIOR_SPREAD` (as if
-    :data:`PRIOR_DEALS` deals of that spread came first), so a few lucky deals do not make it
-    small."""
+def spread(deals: int, total: float, squares: float, prior: float = PRIOR_SPREAD) -> float:
+    """The deals' standard deviation, shrunk towards ``prior`` (as if :data:`PRIOR_DEALS`
+    deals of that spread came first), so a few lucky deals do not make it small."""
     dev = max(0.0, squares - (total * total / deals if deals else 0.0))
-    return math.sqrt((dev + PRIOR_DEALS * PRIOR_SPREAD ** 2) / (max(deals - 1, 0) + PRIOR_DEALS))
+    return math.sqrt((dev + PRIOR_DEALS * prior ** 2) / (max(deals - 1, 0) + PRIOR_DEALS))
 
 
 def boundary(n: float, alpha: float, n0: float = MIXTURE_DEALS) -> float:
@@ -89,26 +96,29 @@ def boundary(n: float, alpha: float, n0: float = MIXTURE_DEALS) -> float:
     return math.sqrt(v * math.log(v / (n0 * alpha * alpha)))
 
 
-def log_evidence(deals: int, total: float, squares: float) -> float:
+def log_evidence(deals: int, total: float, squares: float, prior: float = PRIOR_SPREAD
+                 ) -> float:
     """The log of the mixture martingale ``M`` after ``deals`` deals of sum ``total``: an
     equal pair ever reaches ``M >= 1 / alpha`` with a chance of at most ``alpha`` (Ville's
     inequality), which is the boundary of :func:`boundary` (``|S| / s >= boundary(n, alpha)``
     exactly when ``M >= 1 / alpha``)."""
-    s = spread(deals, total, squares)
+    s = spread(deals, total, squares, prior)
     v = deals + MIXTURE_DEALS
     return 0.5 * math.log(MIXTURE_DEALS / v) + (total / s) ** 2 / (2.0 * v)
 
 
-def pair_confidence(deals: int, total: float, squares: float) -> float:
+def pair_confidence(deals: int, total: float, squares: float,
+                    prior: float | None = PRIOR_SPREAD) -> float:
     """How sure the deals a pair shared make it that the upper one (``total`` > 0: it did
     better) is the stronger: ``1 - 1/M`` (0 when the deals point the other way, when ``M`` is
     below 1, and before :data:`MIN_DEALS` deals). Two equal bots reach a confidence of ``P``
     at any point of a league's life, either way round, in at most ``1 - P`` of leagues; and
     ``confidence >= P`` exactly when :mod:`tournaments.stopping`'s test at ``P`` declares the
-    pair in order."""
-    if deals < MIN_DEALS or total <= 0.0:
+    pair in order. ``prior``: the spread the pair's is shrunk towards (None: not known yet, 0).
+    """
+    if deals < MIN_DEALS or total <= 0.0 or prior is None:
         return 0.0
-    log_m = log_evidence(deals, total, squares)
+    log_m = log_evidence(deals, total, squares, prior)
     return 0.0 if log_m <= 0.0 else 1.0 - math.exp(-log_m)
 
 
@@ -166,9 +176,23 @@ class DealEvidence:
         sign = 1.0 if upper < lower else -1.0
         return s.deals, sign * s.total, s.squares
 
-    def confidence(self, upper: int, lower: int) -> float:
-        """:func:`pair_confidence` of ``upper`` listed above ``lower``."""
-        return pair_confidence(*self.stats(upper, lower))
+    def prior_spread(self) -> float | None:
+        """The spread a pair's estimate is shrunk towards: the field's pooled spread of ``d``
+        (every pair's deals about its own mean) once it rests on :data:`POOLED_DEALS` degrees
+        of freedom (None before: nothing is decided yet). Exact sums (``fsum``), so it is the
+        same whatever order the pairs were stored in."""
+        free = sum(s.deals - 1 for s in self.pairs.values() if s.deals > 1)
+        if free < POOLED_DEALS:
+            return None
+        dev = math.fsum(max(0.0, s.squares - s.total * s.total / s.deals)
+                        for s in self.pairs.values() if s.deals > 1)
+        return math.sqrt(dev / free)
+
+    def confidence(self, upper: int, lower: int, prior: float | None = None) -> float:
+        """:func:`pair_confidence` of ``upper`` listed above ``lower`` (``prior``: the
+        :meth:`prior_spread`, when the caller has it already)."""
+        return pair_confidence(*self.stats(upper, lower),
+                               self.prior_spread() if prior is None else prior)
 
     def margin(self, bot: int) -> Margin | None:
         """The bot's margin (None before its first whole deal)."""

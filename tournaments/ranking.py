@@ -326,8 +326,10 @@ def rank_tally(names: Sequence[str], tally: Tally, *, summary: TournamentSummary
     on_board = [b for b in ranked if entries is None or entries[b].status == "active"]
     off_board = [b for b in ranked if entries is not None and entries[b].status != "active"]
     # Floored to ranking.json's digits, so a shown P means the test at P declares the pair.
+    prior = tally.deals.prior_spread()
     sure: dict[int, float] = {
-        b: math.floor(tally.deals.confidence(b, below) * 10 ** DIGITS) / 10 ** DIGITS + 0.0
+        b: math.floor(tally.deals.confidence(b, below, prior) * 10 ** DIGITS) / 10 ** DIGITS
+        + 0.0
         for b, below in zip(on_board, on_board[1:], strict=False)}
     h2h = shares(tally.meetings)
 

@@ -29,9 +29,14 @@ looks (Ville's inequality on the mixture martingale). So a pair is declared
 With ``alpha = 1 − confidence``, two bots of equal strength are declared in order (either
 way) in at most ``1 − confidence`` of runs, for each such pair, whenever the batch looks;
 repeated looks are what this buys over a fixed threshold. ``s`` is estimated from the deals
-themselves (the sample deviation, with :data:`PRIOR_SPREAD` counted as :data:`PRIOR_DEALS`
-deals, so a few lucky deals do not make it small): the guarantee is then approximate,
-and benchmarks/leaderboard_calibration.py measures it (docs/leagues.md, "Stopping, measured").
+themselves (the sample deviation, with a prior spread counted as :data:`PRIOR_DEALS` deals,
+so a few lucky deals do not make it small; the prior is the field's pooled spread, and
+nothing is decided before its pairs have :data:`~tournaments.evidence.POOLED_DEALS` deals'
+worth of it): the guarantee is then approximate, and
+benchmarks/leaderboard_calibration.py measures it (docs/leagues.md, "Stopping, measured").
+The leaderboard's confidence column is the same test read as a number
+(:func:`tournaments.evidence.pair_confidence`: ``confidence >= P`` exactly when the pair is
+declared in order at ``P``).
 
 The leaderboard's order and ratings (TrueSkill) are not touched: this module only says whether
 the order of each neighbour pair is settled.
@@ -88,12 +93,14 @@ class PairDecision:
 
 
 def decide(deals: int, total: float, squares: float, confidence: float,
-           margin: float = TIE_MARGIN) -> tuple[Decision, float]:
+           margin: float = TIE_MARGIN, prior: float | None = PRIOR_SPREAD
+           ) -> tuple[Decision, float]:
     """The decision on ``deals`` differences of sum ``total`` and sum of squares ``squares``
-    (positive: the upper entry did better), and the interval's half-width."""
-    if deals < max(MIN_DEALS, 1):
+    (positive: the upper entry did better), and the interval's half-width; ``prior``: the
+    spread the pair's estimate is shrunk towards (None: not known yet, so undecided)."""
+    if deals < max(MIN_DEALS, 1) or prior is None:
         return Decision.OPEN, math.inf
-    s = spread(deals, total, squares)
+    s = spread(deals, total, squares, prior)
     edge = boundary(deals, 1.0 - confidence) * s
     half = edge / deals
     mean = total / deals
@@ -110,9 +117,10 @@ def decide_pairs(board: Sequence[int], evidence: DealEvidence, confidence: float
                  margin: float = TIE_MARGIN) -> list[PairDecision]:
     """The decision of every neighbour pair of ``board`` (entry ids, best first)."""
     out = []
+    prior = evidence.prior_spread()
     for upper, lower in itertools.pairwise(board):
         n, total, squares = evidence.stats(upper, lower)
-        decision, half = decide(n, total, squares, confidence, margin)
+        decision, half = decide(n, total, squares, confidence, margin, prior)
         out.append(PairDecision(upper, lower, decision, n, total / n if n else 0.0, half))
     return out
 
