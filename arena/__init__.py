@@ -57,13 +57,14 @@ if TYPE_CHECKING:
     from arena.game.faults import FAULT_KINDS, MAX_FAULTS, Fault, FaultKind
     from arena.game.result import GameResult, SeatTiming, TurnReport
     from arena.isolation.bwrap import SandboxUnavailable
+    from arena.isolation.modes import FileView, SandboxMode
     from arena.isolation.packages import (
         DEFAULT_PACKAGES,
         Package,
         PackageError,
         resolve_packages,
     )
-    from arena.isolation.sandbox import FileView, Protections, SandboxMode, protections
+    from arena.isolation.sandbox import Protections, protections
     from arena.logs import (
         LOG_FILES,
         LOG_MAX_BYTES,
@@ -106,8 +107,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "SandboxUnavailable": ("arena.isolation.bwrap", "SandboxUnavailable"),
     **{n: ("arena.isolation.packages", n) for n in ("DEFAULT_PACKAGES", "Package",
                                                   "PackageError", "resolve_packages")},
-    **{n: ("arena.isolation.sandbox", n) for n in ("FileView", "Protections", "SandboxMode",
-                                                    "protections")},
+    **{n: ("arena.isolation.modes", n) for n in ("FileView", "SandboxMode")},
+    **{n: ("arena.isolation.sandbox", n) for n in ("Protections", "protections")},
     **{n: ("arena.logs", n) for n in ("LOG_FILES", "LOG_MAX_BYTES", "dropped_bytes",
                                        "log_path", "printed_lines", "rotating_handler",
                                        "set_log_rotation", "setup_logging")},

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.botfiles import BotLimits
-from arena.isolation.sandbox import FileView, SandboxMode
+from arena.isolation.modes import FileView, SandboxMode
 
 __all__ = ["ArenaOptions", "tournament_secret"]
 

@@ -12,12 +12,12 @@ import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import Annotated
 
 import typer
-from typer.core import TyperCommand
 
 from arena import ArenaOptions, BotLimits, BotSpec, SandboxMode, safe_text
+from cli.command import Command, fail
 from engine import Variant
 from tournaments import (
     MIN_MEMORY_MB,
@@ -28,32 +28,9 @@ from tournaments import (
     check_packages,
 )
 
-if TYPE_CHECKING:  # Typer's own copy of click (the types of its commands)
-    from typer._click import Context, HelpFormatter
-
 __all__ = ["Command", "MaxBotFilesOption", "MaxBotMbOption", "MemoryOption", "MoveTimeOption",
            "PackageOption", "SandboxOption", "VariantOption", "arena_options", "bot_limits",
            "fail", "interrupt", "load_bots", "packages_value", "program"]
-
-
-class Command(TyperCommand):
-    """Every ``arena`` command: its help names each argument by its metavar alone (Typer adds
-    the argument's type, as in ``BOT <list[str]>``); options show their metavars."""
-
-    def format_options(self, ctx: Context, formatter: HelpFormatter) -> None:
-        arguments, options = [], []
-        for param in self.get_params(ctx):
-            record = param.get_help_record(ctx)
-            if record is None:
-                continue
-            if param.param_type_name == "argument":
-                arguments.append((param.metavar or record[0], record[1]))
-            else:
-                options.append(record)
-        for title, rows in (("Arguments", arguments), ("Options", options)):
-            if rows:
-                with formatter.section(title):
-                    formatter.write_dl(rows)
 
 
 MoveTimeOption = Annotated[float, typer.Option(
@@ -96,12 +73,6 @@ def program() -> str:
         return str(script.resolve().relative_to(Path.cwd().resolve()))
     except (ValueError, OSError):
         return str(script)
-
-
-def fail(message: str, code: int = 2) -> NoReturn:
-    """Print a one-line error to stderr and exit with ``code`` (never a traceback)."""
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code)
 
 
 def load_bots(args: Sequence[str], limits: BotLimits | None = None) -> list[BotSpec]:

@@ -56,7 +56,8 @@ from tournaments import (
 __all__ = ["league_app"]
 
 league_app = typer.Typer(
-    name="league", no_args_is_help=True, rich_markup_mode=None,
+    name="league", no_args_is_help=True, rich_markup_mode=None, add_completion=False,
+    pretty_exceptions_enable=False,
     help="Open competitions that grow: entries arrive, change and leave; games are chosen "
     "where the leaderboard's order is least certain.")
 

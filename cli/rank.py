@@ -11,8 +11,7 @@ from typing import Annotated
 import typer
 
 from arena import safe_text
-from cli.common import fail
-from cli.tournament import RESULTS_DIR
+from cli.command import RESULTS_DIR, fail
 from tournaments import (
     FINAL_DIR,
     StoreError,

@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 
 from arena import SandboxMode, protections, safe_text, setup_logging
+from cli.command import RESULTS_DIR
 from cli.common import (
     MaxBotFilesOption,
     MaxBotMbOption,
@@ -49,7 +50,6 @@ from tournaments import (
 __all__ = ["RESULTS_DIR", "tournament_command"]
 
 #: Where tournaments go without --out (a new folder each).
-RESULTS_DIR = Path("arena-results")
 CONFIRM_SECONDS = 3600.0
 
 

@@ -82,16 +82,7 @@ if TYPE_CHECKING:
     from tournaments.executors.local import LastingExecutor, LocalExecutor
     from tournaments.executors.ray import RayExecutor, RayUnavailable
     from tournaments.fairness import SITUATIONS, core_share
-    from tournaments.final import (
-        FINAL_DIR,
-        FinalSchedule,
-        FinalState,
-        create_final,
-        final_ranking,
-        final_state,
-        play_final,
-        round_robin_games,
-    )
+    from tournaments.final import create_final, final_ranking, play_final, round_robin_games
     from tournaments.league import (
         DEFAULT_CONFIDENCE,
         BatchReport,
@@ -127,7 +118,8 @@ if TYPE_CHECKING:
     from tournaments.store.backup import Backup, backup_league, restore_league
     from tournaments.store.database import StoredGame, StoreError
     from tournaments.store.entries import Entry
-    from tournaments.store.league import LeagueStore, is_league
+    from tournaments.store.final import FinalSchedule, FinalState, final_state
+    from tournaments.store.league import FINAL_DIR, LeagueStore, is_league
     from tournaments.store.results import GameStore, open_store, rank_directory, stored_kind
     from tournaments.store.tournament import TournamentStore
     from tournaments.tournament import LOG_NAME, Plan
@@ -156,8 +148,9 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("LastingExecutor", "LocalExecutor"), "tournaments.executors.local"),
     **dict.fromkeys(("RayExecutor", "RayUnavailable"), "tournaments.executors.ray"),
     **dict.fromkeys(("SITUATIONS", "core_share"), "tournaments.fairness"),
-    **dict.fromkeys(("FINAL_DIR", "FinalSchedule", "FinalState", "create_final", "final_ranking",
-                     "final_state", "play_final", "round_robin_games"), "tournaments.final"),
+    **dict.fromkeys(("create_final", "final_ranking", "play_final", "round_robin_games"),
+                    "tournaments.final"),
+    **dict.fromkeys(("FinalSchedule", "FinalState", "final_state"), "tournaments.store.final"),
     **dict.fromkeys(("DEFAULT_CONFIDENCE", "BatchReport", "LeagueError", "add_to_league",
                      "new_league", "play_batch"), "tournaments.league"),
     "LeagueConfig": "tournaments.league_config",
@@ -178,7 +171,7 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("Backup", "backup_league", "restore_league"), "tournaments.store.backup"),
     **dict.fromkeys(("StoredGame", "StoreError"), "tournaments.store.database"),
     "Entry": "tournaments.store.entries",
-    **dict.fromkeys(("LeagueStore", "is_league"), "tournaments.store.league"),
+    **dict.fromkeys(("FINAL_DIR", "LeagueStore", "is_league"), "tournaments.store.league"),
     **dict.fromkeys(("GameStore", "open_store", "rank_directory", "stored_kind"),
                     "tournaments.store.results"),
     "TournamentStore": "tournaments.store.tournament",

@@ -25,8 +25,7 @@ import random
 import shutil
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from enum import StrEnum
+from dataclasses import replace
 from pathlib import Path
 
 from arena import BotFilesError, BotLimits, read_bot
@@ -38,7 +37,8 @@ from tournaments.ranking import Ranking
 from tournaments.seating import seating_problem
 from tournaments.store.batches import PlannedGame
 from tournaments.store.entries import Entry
-from tournaments.store.league import FINAL_DIR, LeagueStore, is_league
+from tournaments.store.final import FinalSchedule, FinalState, final_state
+from tournaments.store.league import FINAL_DIR, LeagueStore
 
 __all__ = ["FINAL_DIR", "FinalSchedule", "FinalState", "create_final", "final_ranking",
            "final_state", "play_final", "round_robin_games"]
@@ -47,29 +47,6 @@ __all__ = ["FINAL_DIR", "FinalSchedule", "FinalState", "create_final", "final_ra
 MAX_ROUND_ROBIN = 1_000_000
 #: Reading back the league's copies (it checked them on entry; its limits may be lower now).
 _OWN_COPY = BotLimits(max_bytes=1 << 34, max_files=1 << 20)
-
-
-class FinalSchedule(StrEnum):
-    """How the final's tables are chosen."""
-
-    ROUND_ROBIN = "round-robin"
-    MATCHMAKING = "matchmaking"
-
-
-@dataclass(frozen=True, slots=True)
-class FinalState:
-    """A final evaluation as stored: its games (planned in all, played) and whether it is
-    over (then its leaderboard is final)."""
-
-    schedule: str
-    games: int
-    played: int
-    entries: int
-    done: bool
-
-    def to_json(self) -> dict[str, object]:
-        return {"schedule": self.schedule, "games": self.games, "played": self.played,
-                "entries": self.entries, "done": self.done}
 
 
 def _key(entry: Entry) -> str:
@@ -167,18 +144,6 @@ def _round_robin(config: LeagueConfig, entries: Sequence[Entry], batch: int, tot
                                              tuple(seats[r:] + seats[:r]), seed))
                 deal += 1
     raise AssertionError("unreachable")      # pragma: no cover
-
-
-def final_state(directory: Path) -> FinalState | None:
-    """The final of the league in ``directory``, None if it has none."""
-    folder = directory / FINAL_DIR
-    if not is_league(folder):
-        return None
-    with LeagueStore.open(folder) as store:
-        schedule = store.meta_value("final_schedule") or FinalSchedule.MATCHMAKING.value
-        total = int(store.meta_value("final_games") or 0)
-        done = store.batches.count() > 0 and store.batches.unfinished() is None
-        return FinalState(schedule, total, store.count(), len(store.entries.all()), done)
 
 
 def play_final(directory: Path, executor: Executor, *, progress: ProgressView | None = None

@@ -29,7 +29,6 @@ import secrets
 import shutil
 import tempfile
 from dataclasses import dataclass, field
-from enum import StrEnum
 from pathlib import Path
 
 from arena.isolation import seccomp
@@ -60,6 +59,7 @@ from arena.isolation.library import (
     script_command,
     start_command,
 )
+from arena.isolation.modes import FileView, SandboxMode
 from arena.isolation.uids import UidLease, claim_uid
 
 __all__ = [
@@ -83,23 +83,6 @@ IMAGE_ROOT = "/newroot"
 PROCESSES = 64
 _counter = itertools.count()
 _probe_cache: dict[str, str | None] = {}
-
-
-class SandboxMode(StrEnum):
-    """How bot processes are isolated (``--sandbox``); equal to its name as a string."""
-
-    AUTO = "auto"    #: bwrap, and refuse to run if it does not work here
-    BWRAP = "bwrap"  #: the bubblewrap sandbox with every layer this host gives
-    NONE = "none"    #: plain processes: only for bots you trust
-
-
-class FileView(StrEnum):
-    """What a bwrap sandbox's files are."""
-
-    IMAGE = "image"  #: a read-only copy in RAM of only what bots need (always, for bots)
-    #: The host's files, read-only, as before the image: only for the tests that show what
-    #: the image closes (a page-cache or directory-cache channel between sandboxes).
-    HOST = "host"
 
 
 @dataclass

@@ -19,11 +19,10 @@ import json
 import sqlite3
 from dataclasses import replace
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from tournaments.botcopies import copy_listing
 from tournaments.config import FileList
-from tournaments.executors.executor import GameOutcome
 from tournaments.league_config import LeagueConfig
 from tournaments.ranking import EntryInfo, LeagueSummary, Ranking, TournamentSummary, rank_tally
 from tournaments.store.batches import BATCHES_TABLES, Batches, PlannedGame
@@ -31,6 +30,9 @@ from tournaments.store.database import GameDatabase, StoredGame, StoreError, now
 from tournaments.store.entries import ENTRIES_TABLE, Entries, Entry
 from tournaments.store.standings import STANDINGS_TABLES, Standings
 from tournaments.tally import Tally
+
+if TYPE_CHECKING:
+    from tournaments.executors.executor import GameOutcome
 
 __all__ = ["BOTS_DIR", "DB_NAME", "FINAL_DIR", "FORMAT", "LeagueStore", "is_league"]
 
