@@ -3,7 +3,8 @@ truth, the stop rule of ``arena league run --until-confident`` before and after 
 
     nice -n 19 .venv/bin/python benchmarks/leaderboard_calibration.py [--runs 40]
         [--fields issue,graded,arrival] [--cap 400] [--levels 0.8,0.9,0.95]
-        [--tournaments 40] [--tournament-games 200] [--check 1] [--seed 1] [--out DIR]
+        [--tournaments 40] [--tournament-games 200] [--check 1] [--seed 1]
+        [--n0 3,5,10,20] [--priors 1,2,4] [--out DIR]
 
 Bots are in-process policies on the real engine (real Sushi Go! deals, so the luck is the
 game's): ``bots/greedy.py``'s pick, replaced by a uniformly random legal pick with probability
@@ -47,9 +48,20 @@ neighbour pair) and the new test on its deals.
 Reported per field, rule and P: the share of runs that stopped before the cap, the games the
 batch used, the share of runs ending with a pair of copies as neighbours CLAIMED in order (old:
 confidence >= P; new: declared in order), the share of runs with any wrong claim, and the
-claimed pairs' reliability (share truly in order; a claimed pair of copies counts as wrong).
-Then a reliability table of the confidence column by bins (all fields, leagues at their old-rule
-stop and tournaments), and of the new rule's decisions.
+claimed pairs' reliability (share truly in order; a claimed pair of copies counts as wrong);
+and the runs where a pair of copies reached ``evidence.pair_confidence`` >= P, either way, at
+any look of the batch to its cap (the anytime error: at most 1 - P per pair).
+
+Then reliability tables by bins, the confidence column before issue 32 (TrueSkill's
+``order_confidence``) and after (``evidence.pair_confidence`` on the pair's deals) side by side
+on the same neighbour pairs: leagues (all fields of the command) where the old rule stopped at
+the middle level and at the batch's end, round robins at their end.
+
+Then the new rule's boundary with other constants, replayed on the same looks (no new games):
+``--n0`` values of N0 (``evidence.MIXTURE_DEALS``) by ``--priors`` values of
+``evidence.PRIOR_DEALS``, through :func:`variant_decide` (``stopping.decide`` with both as
+parameters; the shipped pair is checked to stop where ``stop_decisions`` does): games per field
+and level, copies declared in order at the stop, copies crossing the boundary at any look.
 """
 
 from __future__ import annotations

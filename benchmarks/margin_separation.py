@@ -173,10 +173,10 @@ def measure(games: Sequence[Game]) -> Measures:
             deal_means[b].append(statistics.fmean(xs))
         ev = DealEvidence()
         ev.add_deal([(g.seats, g.scores) for g in deal_games])
-        for b, s in ev.margins.items():
-            margins[b].append(s.total)
-        for key, s in ev.pairs.items():
-            pair_d[key].append(s.total)
+        for b, sums in ev.margins.items():
+            margins[b].append(sums.total)
+        for key, sums in ev.pairs.items():
+            pair_d[key].append(sums.total)
     return Measures(dict(scores), dict(deal_means), dict(margins), dict(pair_d))
 
 
