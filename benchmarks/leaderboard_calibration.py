@@ -3,7 +3,8 @@ truth, the stop rule of ``arena league run --until-confident`` before and after 
 
     nice -n 19 .venv/bin/python benchmarks/leaderboard_calibration.py [--runs 40]
         [--fields issue,graded,arrival] [--cap 400] [--levels 0.8,0.9,0.95]
-        [--tournaments 40] [--tournament-games 200] [--check 1] [--seed 1] [--out DIR]
+        [--tournaments 40] [--tournament-games 200] [--check 1] [--seed 1]
+        [--n0 3,5,10,20] [--priors 1,2,4] [--out DIR]
 
 Bots are in-process policies on the real engine (real Sushi Go! deals, so the luck is the
 game's): ``bots/greedy.py``'s pick, replaced by a uniformly random legal pick with probability
@@ -47,9 +48,20 @@ neighbour pair) and the new test on its deals.
 Reported per field, rule and P: the share of runs that stopped before the cap, the games the
 batch used, the share of runs ending with a pair of copies as neighbours CLAIMED in order (old:
 confidence >= P; new: declared in order), the share of runs with any wrong claim, and the
-claimed pairs' reliability (share truly in order; a claimed pair of copies counts as wrong).
-Then a reliability table of the confidence column by bins (all fields, leagues at their old-rule
-stop and tournaments), and of the new rule's decisions.
+claimed pairs' reliability (share truly in order; a claimed pair of copies counts as wrong);
+and the runs where a pair of copies reached ``evidence.pair_confidence`` >= P, either way, at
+any look of the batch to its cap (the anytime error: at most 1 - P per pair).
+
+Then reliability tables by bins, the confidence column before issue 32 (TrueSkill's
+``order_confidence``) and after (``evidence.pair_confidence`` on the pair's deals) side by side
+on the same neighbour pairs: leagues (all fields of the command) where the old rule stopped at
+the middle level and at the batch's end, round robins at their end.
+
+Then the new rule's boundary with other constants, replayed on the same looks (no new games):
+``--n0`` values of N0 (``evidence.MIXTURE_DEALS``) by ``--priors`` values of
+``evidence.PRIOR_DEALS``, through :func:`variant_decide` (``stopping.decide`` with both as
+parameters; the shipped pair is checked to stop where ``stop_decisions`` does): games per field
+and level, copies declared in order at the stop, copies crossing the boundary at any look.
 """
 
 from __future__ import annotations
@@ -58,6 +70,7 @@ import argparse
 import importlib.util
 import itertools
 import json
+import math
 import random
 import statistics
 import sys
@@ -75,13 +88,27 @@ if str(ROOT) not in sys.path:
 
 from arena import BotSpec, GameResult  # noqa: E402
 from engine import new_game, to_record  # noqa: E402
+from tournaments.evidence import (  # noqa: E402
+    MIN_DEALS,
+    MIXTURE_DEALS,
+    PRIOR_DEALS,
+    PRIOR_SPREAD,
+    boundary,
+    pair_confidence,
+)
 from tournaments.executors.executor import GameRequest, OnFinished, play_one  # noqa: E402
 from tournaments.league import play_batch  # noqa: E402
 from tournaments.league_config import LeagueConfig  # noqa: E402
-from tournaments.matchmaking import Candidate, confident, leaderboard  # noqa: E402
+from tournaments.matchmaking import (  # noqa: E402
+    PLACEMENT_DEALS,
+    Candidate,
+    confident,
+    leaderboard,
+)
 from tournaments.rating import Ratings, order_confidence  # noqa: E402
 from tournaments.schedule import build_schedule  # noqa: E402
 from tournaments.stopping import (  # noqa: E402
+    TIE_MARGIN,
     DealEvidence,
     Decision,
     PairDecision,
@@ -157,8 +184,9 @@ class Claim:
     """One neighbour pair at the end of a batch (a stop or the cap)."""
 
     truth: int              #: +1 upper truly stronger, 0 equal, -1 upper truly weaker
-    confidence: float       #: order_confidence (the column)
+    confidence: float       #: order_confidence (the column before issue 32: TrueSkill's Phi)
     decision: str           #: the new rule's decision ("" for the old rule)
+    deals: float = 0.0      #: pair_confidence on the deals the pair shared (the column now)
 
 
 @dataclass
@@ -170,22 +198,44 @@ class Outcome:
     claims: list[Claim] = field(default_factory=list)
 
 
+@dataclass
+class Look:
+    """What a batch knew at one look (a round's end): enough to apply any variant of the new
+    rule's boundary afterwards without playing again."""
+
+    used: int                                   #: games of the batch so far
+    placed: bool                                #: every entry past its placement
+    board: list[int]                            #: the leaderboard's order (entry ids)
+    stats: dict[tuple[int, int], tuple[int, float, float]]  #: evidence per pair (a < b)
+
+
+@dataclass
+class Run:
+    """One league run: each rule's outcome per level, the neighbour pairs at the batch's end
+    and every look."""
+
+    skills: list[float]
+    outcomes: dict[tuple[str, float], Outcome]
+    end: list[Claim]
+    looks: list[Look]
+
+
 def _truth(skills: Sequence[float], upper: int, lower: int) -> int:
     a, b = skills[upper], skills[lower]
     return 0 if a == b else (1 if a < b else -1)
 
 
 def _claims(cands: Sequence[Candidate], skills: Sequence[float],
-            decisions: Sequence[PairDecision] | None) -> list[Claim]:
+            decisions: Sequence[PairDecision] | None, evidence: DealEvidence) -> list[Claim]:
     board = leaderboard(cands)
     dec = {(d.upper, d.lower): d.decision.value for d in decisions or ()}
     return [Claim(_truth(skills, a.id, b.id), order_confidence(a.mu, a.sigma, b.mu, b.sigma),
-                  dec.get((a.id, b.id), Decision.OPEN.value))
+                  dec.get((a.id, b.id), Decision.OPEN.value), evidence.confidence(a.id, b.id))
             for a, b in itertools.pairwise(board)]
 
 
 def league_run(kind: str, seed: int, cap: int, levels: Sequence[float], before: int,
-               check: bool) -> tuple[dict[tuple[str, float], Outcome], str]:
+               check: bool) -> tuple[Run, str]:
     """One league of field ``kind`` played to ``cap`` games; each rule's outcome per level."""
     members = list(FIELDS["issue" if kind == "arrival" else kind])
     order = list(range(len(members)))
@@ -229,16 +279,15 @@ def league_run(kind: str, seed: int, cap: int, levels: Sequence[float], before: 
                 got = play_batch(store, executor, games=cap, confidence=level).games
             finally:
                 store.close()
-            want = out[("new", level)].games
+            want = out.outcomes[("new", level)].games
             note = f"check {kind} seed {seed} P={level}: play_batch {got} games, replay {want}: " \
                 + ("same" if got == want else "DIFFERENT")
     return out, note
 
 
 def _replay(games: Sequence[Any], planned: Sequence[Any], batch: int, start: int,
-            skills: Sequence[float], levels: Sequence[float]
-            ) -> dict[tuple[str, float], Outcome]:
-    """Both rules at every look (each round's end) of ``batch``."""
+            skills: Sequence[float], levels: Sequence[float]) -> Run:
+    """Both rules at every look (each round's end) of ``batch``, and every look kept."""
     deal_of = {g.index: g.deal for g in planned}
     round_end: dict[int, int] = {}
     for g in planned:
@@ -249,6 +298,8 @@ def _replay(games: Sequence[Any], planned: Sequence[Any], batch: int, start: int
     evidence = DealEvidence()
     deals: dict[int, set[int]] = defaultdict(set)
     out: dict[tuple[str, float], Outcome] = {}
+    kept: list[Look] = []
+    end: list[Claim] = []
     i = 0
     for look_no, last in enumerate(looks):
         while i < len(games) and games[i].index <= last:
@@ -262,16 +313,22 @@ def _replay(games: Sequence[Any], planned: Sequence[Any], batch: int, start: int
                  for b, r in enumerate(ratings.ratings)]
         used = last + 1 - start
         final = look_no == len(looks) - 1
+        kept.append(Look(used, all(c.deals >= PLACEMENT_DEALS for c in cands),
+                         [c.id for c in leaderboard(cands)],
+                         {k: (v.deals, v.total, v.squares) for k, v in evidence.pairs.items()}))
         for level in levels:
             if ("old", level) not in out and (confident(cands, level) or final):
                 out[("old", level)] = Outcome(used, not final or confident(cands, level),
-                                              _claims(cands, skills, None))
+                                              _claims(cands, skills, None, evidence))
             if ("new", level) not in out:
                 decisions = stop_decisions(cands, evidence, level)
                 done = decisions is not None and settled(decisions)
                 if done or final:
-                    out[("new", level)] = Outcome(used, done, _claims(cands, skills, decisions))
-    return out
+                    out[("new", level)] = Outcome(used, done,
+                                                  _claims(cands, skills, decisions, evidence))
+        if final:
+            end = _claims(cands, skills, None, evidence)
+    return Run(list(skills), out, end, kept)
 
 
 def tournament_run(kind: str, seed: int, cycles: int, level: float) -> list[Claim]:
@@ -292,7 +349,7 @@ def tournament_run(kind: str, seed: int, cycles: int, level: float) -> list[Clai
     cands = [Candidate(b, f"a{b}", float(r.mu), float(r.sigma), 99)
              for b, r in enumerate(ratings.ratings)]
     board = [c.id for c in leaderboard(cands)]
-    return _claims(cands, skills, decide_pairs(board, evidence, level))
+    return _claims(cands, skills, decide_pairs(board, evidence, level), evidence)
 
 
 # ----------------------------------------------------------------------------- report
@@ -336,20 +393,120 @@ def summary(runs: Sequence[dict[tuple[str, float], Outcome]], levels: Sequence[f
     return rows
 
 
-BINS = (0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0001)
+BINS = (0.0, 0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0001)
 
 
-def reliability(claims: Sequence[Claim]) -> list[tuple[str, int, float, float]]:
-    """By bin of the column's confidence (the upper one's chance to be stronger): pairs, mean
-    confidence, share truly in order (copies count as wrong)."""
+def _column(c: Claim, column: str) -> float:
+    return c.confidence if column == "trueskill" else c.deals
+
+
+def reliability(claims: Sequence[Claim], column: str = "trueskill"
+                ) -> list[tuple[str, int, float, float]]:
+    """By bin of a confidence column (``trueskill``: order_confidence, the column before issue
+    32; ``deals``: pair_confidence, the column now): pairs, mean confidence, share truly in
+    order (copies count as wrong). Every bin, empty ones as (label, 0, nan, nan)."""
     out = []
     for lo, hi in itertools.pairwise(BINS):
-        got = [c for c in claims if lo <= c.confidence < hi]
+        got = [c for c in claims if lo <= _column(c, column) < hi]
+        label = f"[{lo:g}, {min(hi, 1):g})" if hi < 1 else f"[{lo:g}, 1]"
         if got:
-            out.append((f"[{lo:g}, {min(hi, 1):g})", len(got),
-                        statistics.fmean(c.confidence for c in got),
+            out.append((label, len(got), statistics.fmean(_column(c, column) for c in got),
                         sum(c.truth > 0 for c in got) / len(got)))
+        else:
+            out.append((label, 0, float("nan"), float("nan")))
     return out
+
+
+# ----------------------------------------------------------------------------- variants
+def variant_spread(deals: int, total: float, squares: float, prior: float) -> float:
+    """evidence.spread with ``prior`` deals of PRIOR_SPREAD in place of PRIOR_DEALS."""
+    dev = max(0.0, squares - (total * total / deals if deals else 0.0))
+    return math.sqrt((dev + prior * PRIOR_SPREAD ** 2) / (max(deals - 1, 0) + prior))
+
+
+def variant_confidence(deals: int, total: float, squares: float, n0: float, prior: float
+                       ) -> float:
+    """evidence.pair_confidence with N0 = ``n0`` and PRIOR_DEALS = ``prior``."""
+    if deals < MIN_DEALS or total <= 0.0:
+        return 0.0
+    s = variant_spread(deals, total, squares, prior)
+    v = deals + n0
+    log_m = 0.5 * math.log(n0 / v) + (total / s) ** 2 / (2.0 * v)
+    return 0.0 if log_m <= 0.0 else 1.0 - math.exp(-log_m)
+
+
+def variant_decide(deals: int, total: float, squares: float, confidence: float, n0: float,
+                   prior: float, margin: float = TIE_MARGIN) -> Decision:
+    """stopping.decide with N0 = ``n0`` and PRIOR_DEALS = ``prior``."""
+    if deals < max(MIN_DEALS, 1):
+        return Decision.OPEN
+    s = variant_spread(deals, total, squares, prior)
+    edge = boundary(deals, 1.0 - confidence, n0) * s
+    if total >= edge:
+        return Decision.IN_ORDER
+    if total <= -edge:
+        return Decision.REVERSED
+    if abs(total / deals) + edge / deals <= margin:
+        return Decision.TIED
+    return Decision.OPEN
+
+
+def _oriented(look: Look, upper: int, lower: int) -> tuple[int, float, float]:
+    n, total, squares = look.stats.get((min(upper, lower), max(upper, lower)), (0, 0.0, 0.0))
+    return n, (total if upper < lower else -total), squares
+
+
+@dataclass
+class VariantOutcome:
+    games: int
+    stopped: bool
+    copies_claimed: bool     #: a neighbour pair of copies in order or reversed at the stop
+    copies_crossed: bool     #: a pair of copies (neighbours or not) crossed at some look
+    #:                          (to the cap, past the stop)
+
+
+def replay_variant(run: Run, level: float, n0: float, prior: float) -> VariantOutcome:
+    """The new rule with N0 = ``n0`` and PRIOR_DEALS = ``prior`` on the looks of ``run``."""
+    skills = run.skills
+    copies = [(a, b) for a, b in itertools.combinations(range(len(skills)), 2)
+              if skills[a] == skills[b]]
+    crossed = False
+    stop: VariantOutcome | None = None
+    for k, look in enumerate(run.looks):
+        for a, b in copies:
+            n, total, squares = _oriented(look, a, b)
+            if variant_decide(n, abs(total), squares, level, n0, prior) is Decision.IN_ORDER:
+                crossed = True
+        if stop is not None:
+            continue        # the crossing check goes on to the cap
+        decisions = [(a, b, variant_decide(*_oriented(look, a, b), level, n0, prior))
+                     for a, b in itertools.pairwise(look.board)]
+        done = look.placed and all(d in (Decision.IN_ORDER, Decision.TIED)
+                                   for _, _, d in decisions)
+        if done or k == len(run.looks) - 1:
+            claimed = any(skills[a] == skills[b] and d in (Decision.IN_ORDER, Decision.REVERSED)
+                          for a, b, d in decisions)
+            stop = VariantOutcome(look.used, done, claimed, False)
+    if stop is None:
+        raise ValueError("a run without looks")
+    stop.copies_crossed = crossed
+    return stop
+
+
+def copies_reached(run: Run, level: float) -> bool | None:
+    """Whether some pair of copies reached pair_confidence >= ``level`` (either way round) at
+    any look of the batch, to its cap (None: the field has no copies)."""
+    skills = run.skills
+    copies = [(a, b) for a, b in itertools.combinations(range(len(skills)), 2)
+              if skills[a] == skills[b]]
+    if not copies:
+        return None
+    for look in run.looks:
+        for a, b in copies:
+            n, total, squares = _oriented(look, a, b)
+            if pair_confidence(n, abs(total), squares) >= level:
+                return True
+    return False
 
 
 def _fmt(x: float | None, pct: bool = True) -> str:
@@ -370,6 +527,56 @@ def print_rows(title: str, rows: Sequence[dict[str, Any]]) -> None:
               f"| {_fmt(r['copies_tied']) if r['rule'] == 'new' else '-'} |")
 
 
+def variant_rows(runs_by_field: dict[str, list[Run]], levels: Sequence[float],
+                 n0s: Sequence[float], priors: Sequence[float]) -> list[dict[str, Any]]:
+    """Per N0, prior, field and level: games, stopped, copies claimed at the stop and copies
+    crossed at some look."""
+    rows = []
+    for n0 in n0s:
+        for prior in priors:
+            for kind, runs in runs_by_field.items():
+                for level in levels:
+                    outs = [replay_variant(r, level, n0, prior) for r in runs]
+                    has_copies = any(len(set(r.skills)) < len(r.skills) for r in runs)
+                    rows.append({
+                        "n0": n0, "prior": prior, "field": kind, "P": level, "runs": len(outs),
+                        "games": statistics.fmean(o.games for o in outs),
+                        "stopped": sum(o.stopped for o in outs) / len(outs),
+                        "copies_claimed": (sum(o.copies_claimed for o in outs) / len(outs)
+                                           if has_copies else None),
+                        "copies_crossed": (sum(o.copies_crossed for o in outs) / len(outs)
+                                           if has_copies else None),
+                    })
+    return rows
+
+
+def print_variants(rows: Sequence[dict[str, Any]], levels: Sequence[float]) -> None:
+    fields = list(dict.fromkeys(r["field"] for r in rows))
+    copy_fields = [f for f in fields if any(r["field"] == f and r["copies_claimed"] is not None
+                                            for r in rows)]
+    by = {(r["n0"], r["prior"], r["field"], r["P"]): r for r in rows}
+    print("\nthe new rule's boundary, variants (N0 = MIXTURE_DEALS, prior = PRIOR_DEALS; "
+          "shipped: N0 10, prior 2), replayed on the same looks. Games per field at each P "
+          "(mean, the cap for runs that did not stop); copies: runs with copies declared in "
+          "order at the stop (runs where a copy pair crossed the boundary at any look to the "
+          "cap)")
+    head = "| N0 | prior | " + " | ".join(f"{f} games at {'/'.join(f'{p:g}' for p in levels)}"
+                                         for f in fields)
+    head += " | " + " | ".join(f"{f} copies at {'/'.join(f'{p:g}' for p in levels)}"
+                               for f in copy_fields) + " |"
+    print(head)
+    print("|---|---|" + "---|" * (len(fields) + len(copy_fields)))
+    for n0, prior in dict.fromkeys((r["n0"], r["prior"]) for r in rows):
+        cells = []
+        for f in fields:
+            cells.append(" / ".join(f"{by[(n0, prior, f, p)]['games']:.0f}" for p in levels))
+        for f in copy_fields:
+            cells.append(" / ".join(
+                f"{100 * by[(n0, prior, f, p)]['copies_claimed']:.0f}%"
+                f" ({100 * by[(n0, prior, f, p)]['copies_crossed']:.0f}%)" for p in levels))
+        print(f"| {n0:g} | {prior:g} | " + " | ".join(cells) + " |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=40)
@@ -381,12 +588,17 @@ def main() -> None:
     ap.add_argument("--tournament-games", type=int, default=200)
     ap.add_argument("--check", type=int, default=1)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--n0", default="3,5,10,20", help="MIXTURE_DEALS variants to replay")
+    ap.add_argument("--priors", default="1,2,4", help="PRIOR_DEALS variants to replay")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
     levels = [float(x) for x in args.levels.split(",")]
+    mid = levels[len(levels) // 2]
     result: dict[str, Any] = {"args": {k: str(v) for k, v in vars(args).items()}}
-    column: list[Claim] = []
-    for kind in [k for k in args.fields.split(",") if k]:
+    at_stop: list[Claim] = []
+    at_end: list[Claim] = []
+    runs_by_field: dict[str, list[Run]] = {}
+    for kind in [k for k in args.fields.split(",") if k and args.runs > 0]:
         t0 = time.perf_counter()
         runs = []
         for k in range(args.runs):
@@ -395,17 +607,42 @@ def main() -> None:
             runs.append(out)
             if note:
                 print(note, flush=True)
-        rows = summary(runs, levels)
+        runs_by_field[kind] = runs
+        rows = summary([r.outcomes for r in runs], levels)
         result[f"league/{kind}"] = rows
         print_rows(f"league, field {kind}: {args.runs} runs (seeds {args.seed}.."
                    f"{args.seed + args.runs - 1}), cap {args.cap} games "
                    f"[{time.perf_counter() - t0:.0f} s]", rows)
-        column += [c for r in runs for c in r[("old", 0.9)].claims]
-    if column:
-        print("\nleagues, the confidence column at the end of the batch (old rule, P = 0.9): "
-              "neighbour pairs by their confidence")
-        _print_bins(column)
-    mid = levels[len(levels) // 2]
+        reached = [copies_reached(r, level) for level in levels for r in runs]
+        if any(x is not None for x in reached):
+            print("  copies: runs where a pair of copies reached pair_confidence >= P (either "
+                  "way) at any look to the cap: " + ", ".join(
+                      f"P={level:g}: {sum(bool(copies_reached(r, level)) for r in runs)} "
+                      f"of {len(runs)}" for level in levels), flush=True)
+            result[f"league/{kind}/copies_reached"] = {
+                str(level): sum(bool(copies_reached(r, level)) for r in runs) / len(runs)
+                for level in levels}
+        # the shipped constants: the variant replay must give the new rule's own games
+        for level in levels:
+            same = all(replay_variant(r, level, MIXTURE_DEALS, PRIOR_DEALS).games
+                       == r.outcomes[("new", level)].games for r in runs)
+            if not same:
+                print(f"  REPLAY MISMATCH: variant N0={MIXTURE_DEALS:g} prior={PRIOR_DEALS:g} "
+                      f"differs from stop_decisions at P={level:g}")
+        at_stop += [c for r in runs for c in r.outcomes[("old", mid)].claims]
+        at_end += [c for r in runs for c in r.end]
+    if at_stop:
+        print(f"\nleagues (all fields above): neighbour pairs where the old rule stopped at "
+              f"P = {mid:g} (or the cap), and at the batch's end (the cap), by each column")
+        _print_side_by_side({"league, old rule's stop": at_stop, "league, batch end": at_end})
+    if runs_by_field:
+        n0s = [float(x) for x in args.n0.split(",") if x]
+        priors = [float(x) for x in args.priors.split(",") if x]
+        t0 = time.perf_counter()
+        vrows = variant_rows(runs_by_field, levels, n0s, priors)
+        result["variants"] = vrows
+        print_variants(vrows, levels)
+        print(f"  [{time.perf_counter() - t0:.0f} s]")
     for kind in ("issue", "graded"):
         if args.tournaments <= 0:
             break
@@ -418,8 +655,8 @@ def main() -> None:
         games = per_cycle * cycles
         print(f"\nround robin, field {kind}: {args.tournaments} tournaments of {games} games "
               f"(seeds {args.seed}..{args.seed + args.tournaments - 1}) "
-              f"[{time.perf_counter() - t0:.0f} s]; the column, neighbour pairs by confidence")
-        _print_bins(flat)
+              f"[{time.perf_counter() - t0:.0f} s]; neighbour pairs by each column")
+        _print_side_by_side({f"round robin {kind}": flat})
         for rule in ("old", "new"):
             per = [[c for c in cs if _is_claim(c, rule, mid)] for cs in claims]
             got = [c for cs in per for c in cs]
@@ -437,11 +674,31 @@ def main() -> None:
                                                    encoding="utf-8")
 
 
-def _print_bins(claims: Sequence[Claim]) -> None:
+def _print_bins(claims: Sequence[Claim], column: str = "trueskill") -> None:
     print("| confidence | pairs | mean confidence | truly in order |")
     print("|---|---|---|---|")
-    for label, n, mean, share in reliability(claims):
-        print(f"| {label} | {n} | {100 * mean:.1f}% | {100 * share:.1f}% |")
+    for label, n, mean, share in reliability(claims, column):
+        if n:
+            print(f"| {label} | {n} | {100 * mean:.1f}% | {100 * share:.1f}% |")
+
+
+def _print_side_by_side(sources: dict[str, Sequence[Claim]]) -> None:
+    """Per source, the reliability of TrueSkill's column (before issue 32) and of the deals'
+    (pair_confidence, now) by the same bins: pairs and share truly in order."""
+    head = "| confidence |"
+    for name in sources:
+        head += f" {name}: TrueSkill pairs | in order | deals pairs | in order |"
+    print(head)
+    print("|---|" + "---|---|---|---|" * len(sources))
+    tables = {name: (reliability(c, "trueskill"), reliability(c, "deals"))
+              for name, c in sources.items()}
+    for i in range(len(BINS) - 1):
+        label = tables[next(iter(tables))][0][i][0]
+        row = f"| {label} |"
+        for old, new in tables.values():
+            for _, n, _, share in (old[i], new[i]):
+                row += f" {n} | {'-' if not n else f'{100 * share:.1f}%'} |"
+        print(row)
 
 
 if __name__ == "__main__":
