@@ -91,8 +91,8 @@ from engine import new_game, to_record  # noqa: E402
 from tournaments.evidence import (  # noqa: E402
     MIN_DEALS,
     MIXTURE_DEALS,
+    POOLED_DEALS,
     PRIOR_DEALS,
-    PRIOR_SPREAD,
     boundary,
     pair_confidence,
 )
@@ -418,29 +418,30 @@ def reliability(claims: Sequence[Claim], column: str = "trueskill"
 
 
 # ----------------------------------------------------------------------------- variants
-def variant_spread(deals: int, total: float, squares: float, prior: float) -> float:
-    """evidence.spread with ``prior`` deals of PRIOR_SPREAD in place of PRIOR_DEALS."""
+def look_prior(look: Look) -> float | None:
+    """DealEvidence.prior_spread at ``look``: the field's pooled spread of ``d`` once it rests
+    on POOLED_DEALS degrees of freedom (None before: nothing is decided)."""
+    free = sum(n - 1 for n, _, _ in look.stats.values() if n > 1)
+    if free < POOLED_DEALS:
+        return None
+    dev = math.fsum(max(0.0, q - t * t / n) for n, t, q in look.stats.values() if n > 1)
+    return math.sqrt(dev / free)
+
+
+def variant_spread(deals: int, total: float, squares: float, prior: float, spread_prior: float
+                   ) -> float:
+    """evidence.spread with ``prior`` deals (in place of PRIOR_DEALS) of ``spread_prior``."""
     dev = max(0.0, squares - (total * total / deals if deals else 0.0))
-    return math.sqrt((dev + prior * PRIOR_SPREAD ** 2) / (max(deals - 1, 0) + prior))
-
-
-def variant_confidence(deals: int, total: float, squares: float, n0: float, prior: float
-                       ) -> float:
-    """evidence.pair_confidence with N0 = ``n0`` and PRIOR_DEALS = ``prior``."""
-    if deals < MIN_DEALS or total <= 0.0:
-        return 0.0
-    s = variant_spread(deals, total, squares, prior)
-    v = deals + n0
-    log_m = 0.5 * math.log(n0 / v) + (total / s) ** 2 / (2.0 * v)
-    return 0.0 if log_m <= 0.0 else 1.0 - math.exp(-log_m)
+    return math.sqrt((dev + prior * spread_prior ** 2) / (max(deals - 1, 0) + prior))
 
 
 def variant_decide(deals: int, total: float, squares: float, confidence: float, n0: float,
-                   prior: float, margin: float = TIE_MARGIN) -> Decision:
+                   prior: float, spread_prior: float | None, margin: float = TIE_MARGIN
+                   ) -> Decision:
     """stopping.decide with N0 = ``n0`` and PRIOR_DEALS = ``prior``."""
-    if deals < max(MIN_DEALS, 1):
+    if deals < max(MIN_DEALS, 1) or spread_prior is None:
         return Decision.OPEN
-    s = variant_spread(deals, total, squares, prior)
+    s = variant_spread(deals, total, squares, prior, spread_prior)
     edge = boundary(deals, 1.0 - confidence, n0) * s
     if total >= edge:
         return Decision.IN_ORDER
@@ -473,13 +474,16 @@ def replay_variant(run: Run, level: float, n0: float, prior: float) -> VariantOu
     crossed = False
     stop: VariantOutcome | None = None
     for k, look in enumerate(run.looks):
+        spread_prior = look_prior(look)
         for a, b in copies:
             n, total, squares = _oriented(look, a, b)
-            if variant_decide(n, abs(total), squares, level, n0, prior) is Decision.IN_ORDER:
+            if variant_decide(n, abs(total), squares, level, n0, prior,
+                              spread_prior) is Decision.IN_ORDER:
                 crossed = True
         if stop is not None:
             continue        # the crossing check goes on to the cap
-        decisions = [(a, b, variant_decide(*_oriented(look, a, b), level, n0, prior))
+        decisions = [(a, b, variant_decide(*_oriented(look, a, b), level, n0, prior,
+                                           spread_prior))
                      for a, b in itertools.pairwise(look.board)]
         done = look.placed and all(d in (Decision.IN_ORDER, Decision.TIED)
                                    for _, _, d in decisions)
@@ -502,9 +506,10 @@ def copies_reached(run: Run, level: float) -> bool | None:
     if not copies:
         return None
     for look in run.looks:
+        spread_prior = look_prior(look)
         for a, b in copies:
             n, total, squares = _oriented(look, a, b)
-            if pair_confidence(n, abs(total), squares) >= level:
+            if pair_confidence(n, abs(total), squares, spread_prior) >= level:
                 return True
     return False
 
