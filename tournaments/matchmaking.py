@@ -39,16 +39,17 @@ in docs/leagues.md ("Matchmaking, measured"; ``benchmarks/league_matchmaking.py`
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from tournaments.rating import exposed_value, order_confidence
 
 __all__ = ["PLACEMENT_DEALS", "SHARED", "UNSETTLED", "Candidate", "MatchError", "Met", "author_key",
-           "choose_tables", "check_field", "confident", "leaderboard", "met_key", "pair_weight",
-           "wrong_order_chance"]
+           "choose_tables", "check_field", "confident", "leaderboard", "met_key", "open_weight",
+           "pair_weight", "wrong_order_chance"]
 
 #: Tables (each played in every seat rotation) an entry plays before it is matched by rating.
 PLACEMENT_DEALS = 2
@@ -117,6 +118,18 @@ def pair_weight(a: Candidate, b: Candidate, shared: int = 0) -> float:
     return wrong_order_chance(a, b) / (1 + shared / SHARED) ** SHARED_POWER
 
 
+def open_weight(a: Candidate, b: Candidate, shared: int = 0) -> float:
+    """What a table seating neighbours ``a`` and ``b`` is worth while the stop rule's test
+    (:mod:`tournaments.stopping`) has not settled their order: the chance that they are in the
+    wrong order, NOT discounted by the tables they have shared. The discount of
+    :func:`pair_weight` stood in for the test (a pair still in doubt after many tables is one
+    games hardly separate); with the test's decisions a pair that games cannot separate ends
+    tied and drops out, and one still open must keep drawing tables until it is tied or
+    separated (the discount starved a copy of greedy: docs/leagues.md, "Matchmaking")."""
+    del shared
+    return wrong_order_chance(a, b)
+
+
 def confident(cands: Sequence[Candidate], confidence: float) -> bool:
     """Whether every neighbour pair of the leaderboard is in order with at least
     ``confidence`` by :func:`order_confidence` (and every entry is past its placement).
@@ -140,9 +153,12 @@ def check_field(cands: Sequence[Candidate], size: int) -> None:
 
 
 def choose_tables(cands: Sequence[Candidate], size: int, tables: int, rng: random.Random,
-                  *, met: Met | None = None) -> list[tuple[int, ...]]:
+                  *, met: Met | None = None, settled: Collection[tuple[int, int]] | None = None
+                  ) -> list[tuple[int, ...]]:
     """``tables`` tables of ``size`` entry ids for one round (seat order of the first
-    rotation); ``met``: the tables each pair has shared so far (none if not given).
+    rotation); ``met``: the tables each pair has shared so far (none if not given);
+    ``settled``: the :func:`met_key` of each neighbour pair the stop rule's test has decided in
+    order or tied (None: no test; every pair is weighed by :func:`pair_weight`).
     :class:`MatchError` if there are not ``size`` authors."""
     check_field(cands, size)
     fresh = bool(cands) and all(0 < c.deals < PLACEMENT_DEALS for c in cands)
@@ -168,13 +184,14 @@ def choose_tables(cands: Sequence[Candidate], size: int, tables: int, rng: rando
         if not uses[entry.id]:
             chosen.append(_nearest_table(entry, board, size, uses))
     while fresh and len(chosen) < tables:
-        got = _window_tables([c for c in board if not uses[c.id]], size, 1, met or {})
+        got = _window_tables([c for c in board if not uses[c.id]], size, 1, met or {},
+                             settled)
         if not got:
             break
         chosen += got
         uses.update(got[0])
     if len(chosen) < tables:
-        chosen.extend(_window_tables(board, size, tables - len(chosen), met or {}))
+        chosen.extend(_window_tables(board, size, tables - len(chosen), met or {}, settled))
     out = []
     for table in chosen:
         seats = list(table)
@@ -247,23 +264,39 @@ def _placement_table(new: Candidate, board: Sequence[Candidate], size: int,
     return tuple(c.id for c in table)
 
 
-def _window_tables(board: Sequence[Candidate], size: int, tables: int, met: Met
+def _window_tables(board: Sequence[Candidate], size: int, tables: int, met: Met,
+                   settled: Collection[tuple[int, int]] | None = None
                    ) -> list[tuple[int, ...]]:
     """Tables of neighbours where the leaderboard's order is least certain (and the pair
-    has shared the fewest tables: :func:`pair_weight`)."""
+    has shared the fewest tables: :func:`pair_weight`). With ``settled`` (the test's settled
+    pairs), a window is weighed first by its pairs the test has not settled
+    (:func:`open_weight`), and only among windows level on that (none open, typically) by
+    :func:`pair_weight` over all its pairs: a settled pair draws a table only when no open
+    pair is left to draw it."""
     n = len(board)
-    weight = [pair_weight(a, b, met.get(met_key(a.id, b.id), 0))
-              for a, b in zip(board, board[1:], strict=False)]
+    pairs = list(zip(board, board[1:], strict=False))
+    weight = [pair_weight(a, b, met.get(met_key(a.id, b.id), 0)) for a, b in pairs]
+    first = [0.0] * len(pairs)
+    if settled is not None:
+        first = [0.0 if met_key(a.id, b.id) in settled
+                 else open_weight(a, b, met.get(met_key(a.id, b.id), 0)) for a, b in pairs]
     windows = [_window(board, start, size) for start in range(n)]
     spans = [(start, end, ids) for start, (end, ids) in enumerate(windows) if ids is not None]
     out: list[tuple[int, ...]] = []
     prefix = _prefix(weight)
     for _ in range(tables if spans else 0):
-        best = max(spans, key=lambda s: (prefix[s[1]] - prefix[s[0]], -s[0]))
+        if settled is None:
+            best = max(spans, key=lambda s: (prefix[s[1]] - prefix[s[0]], -s[0]))
+        else:
+            # fsum: windows over the same open pairs weigh exactly the same, so that
+            # pair_weight decides between them
+            best = max(spans, key=lambda s: (math.fsum(first[s[0]:s[1]]),
+                                             prefix[s[1]] - prefix[s[0]], -s[0]))
         start, end, ids = best
         out.append(ids)
         for i in range(start, end):
             weight[i] *= DECAY
+            first[i] *= DECAY
         prefix = _prefix(weight)
     return out
 
