@@ -34,10 +34,14 @@ applied at every look, at every level P of ``--levels``:
 - ``new``: ``tournaments.stopping.stop_decisions`` (each neighbour pair in order or tied by the
   sequential test on the deals it shared).
 
-The matchmaking does not depend on the stop rule, so the games up to either stop are the games
-a batch with that rule plays: one run to the cap measures both. ``--check N`` replays the first
-N runs of each field with ``play_batch(confidence=P)`` (the new rule, as ``league run`` uses it)
-and checks it stopped after as many games as the replay says.
+The matchmaking does not depend on the stop rule's level beyond its own: it feeds the pairs the
+test at the batch's confidence (0.9 for a batch without one) leaves open, so a run to the cap
+plays the games a batch at P = 0.9 plays, and the replay at 0.9 is exact for both rules; at
+other levels it is the games the 0.9 matchmaking would have played (before issue 32's item 2,
+``--matchmaking untested``, the matchmaking ignored the test and every level was exact).
+``--check N`` replays the first N runs of each field with ``play_batch(confidence=P)`` (the
+new rule, as ``league run`` uses it; P the middle level) and checks it stopped after as many
+games as the replay says (exact at P = 0.9).
 
 A round-robin tournament (``--tournaments`` runs of the issue and graded fields, as many
 cycles as make about ``--tournament-games`` games, 4-player tables, every deal in its 4
@@ -75,6 +79,7 @@ if str(ROOT) not in sys.path:
 
 from arena import BotSpec, GameResult  # noqa: E402
 from engine import new_game, to_record  # noqa: E402
+from tournaments import league, matchmaking  # noqa: E402
 from tournaments.executors.executor import GameRequest, OnFinished, play_one  # noqa: E402
 from tournaments.league import play_batch  # noqa: E402
 from tournaments.league_config import LeagueConfig  # noqa: E402
@@ -182,6 +187,20 @@ def _claims(cands: Sequence[Candidate], skills: Sequence[float],
     return [Claim(_truth(skills, a.id, b.id), order_confidence(a.mu, a.sigma, b.mu, b.sigma),
                   dec.get((a.id, b.id), Decision.OPEN.value))
             for a, b in itertools.pairwise(board)]
+
+
+def use_matchmaking(rule: str) -> None:
+    """``shipped``: matchmaking as it is (open pairs of the stop rule's test first);
+    ``untested``: as before issue 32's item 2, blind to the test's decisions; ``discounted``:
+    the decisions used, open pairs discounted by their shared tables."""
+    if rule == "untested":
+        league.settled_pairs = _no_test
+    elif rule == "discounted":
+        matchmaking.open_weight = matchmaking.pair_weight
+
+
+def _no_test(*args: object) -> None:
+    return None
 
 
 def league_run(kind: str, seed: int, cap: int, levels: Sequence[float], before: int,
@@ -382,7 +401,12 @@ def main() -> None:
     ap.add_argument("--check", type=int, default=1)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--matchmaking", choices=("shipped", "untested", "discounted"),
+                    default="shipped", help="untested: blind to the stop rule's decisions, "
+                    "as before issue 32's item 2; discounted: open pairs discounted by shared "
+                    "tables")
     args = ap.parse_args()
+    use_matchmaking(args.matchmaking)
     levels = [float(x) for x in args.levels.split(",")]
     result: dict[str, Any] = {"args": {k: str(v) for k, v in vars(args).items()}}
     column: list[Claim] = []
