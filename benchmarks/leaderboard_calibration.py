@@ -21,6 +21,10 @@ Fields:
 - ``wide``: the heuristic, greedy, s = 0.5 and random: every pair differs, by more than in
   ``graded``;
 - ``graded``: five entries, s = 0, 0.2, 0.4, 0.6 and 1 (every pair differs);
+- ``issue6``: the heuristic, greedy, its copy, s = 0.33, 0.67 and random: six entries, two
+  tables a round over three windows;
+- ``copies8``: two copies each of the heuristic, greedy, s = 0.5 and random: eight entries,
+  two tables a round, so the matchmaking chooses where the tables go;
 - ``arrival``: the issue field plays ``--before`` games (one batch), then a second copy of
   greedy arrives; the measured batch is the one after its arrival.
 
@@ -111,6 +115,11 @@ FIELDS: dict[str, list[tuple[str, float]]] = {
                ("random", 1.0)],
     "wide": [("heuristic", -1.0), ("greedy", 0.0), ("s50", 0.5), ("random", 1.0)],
     "graded": [("s000", 0.0), ("s020", 0.2), ("s040", 0.4), ("s060", 0.6), ("s100", 1.0)],
+    "issue6": [("heuristic", -1.0), ("greedy", 0.0), ("greedy_copy", 0.0), ("s33", 0.33),
+               ("s67", 0.67), ("random", 1.0)],
+    "copies8": [("heuristic", -1.0), ("heuristic_copy", -1.0), ("greedy", 0.0),
+                ("greedy_copy", 0.0), ("s50", 0.5), ("s50_copy", 0.5), ("random", 1.0),
+                ("random_copy", 1.0)],
 }
 ARRIVAL = ("greedy_new", 0.0)
 
@@ -191,12 +200,17 @@ def _claims(cands: Sequence[Candidate], skills: Sequence[float],
 
 def use_matchmaking(rule: str) -> None:
     """``shipped``: matchmaking as it is (open pairs of the stop rule's test first);
-    ``untested``: as before issue 32's item 2, blind to the test's decisions; ``discounted``:
-    the decisions used, open pairs discounted by their shared tables."""
+    ``untested``: as before issue 32's item 2, blind to the test's decisions; ``undiscounted``:
+    the decisions used, open pairs not discounted by their shared tables (measured, not
+    kept)."""
     if rule == "untested":
         league.settled_pairs = _no_test
-    elif rule == "discounted":
-        matchmaking.open_weight = matchmaking.pair_weight
+    elif rule == "undiscounted":
+        matchmaking.open_weight = _undiscounted
+
+
+def _undiscounted(a: Candidate, b: Candidate, shared: int = 0) -> float:
+    return matchmaking.wrong_order_chance(a, b)
 
 
 def _no_test(*args: object) -> None:
@@ -401,10 +415,10 @@ def main() -> None:
     ap.add_argument("--check", type=int, default=1)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", type=Path, default=None)
-    ap.add_argument("--matchmaking", choices=("shipped", "untested", "discounted"),
+    ap.add_argument("--matchmaking", choices=("shipped", "untested", "undiscounted"),
                     default="shipped", help="untested: blind to the stop rule's decisions, "
-                    "as before issue 32's item 2; discounted: open pairs discounted by shared "
-                    "tables")
+                    "as before issue 32's item 2; undiscounted: open pairs not discounted by "
+                    "shared tables")
     args = ap.parse_args()
     use_matchmaking(args.matchmaking)
     levels = [float(x) for x in args.levels.split(",")]

@@ -19,14 +19,25 @@ entries it may well beat, where neighbour windows alone reach it too seldom.
 *Ordering.* After that, games go where the leaderboard's order is least certain and more games
 can still settle it. For each pair of neighbours on the leaderboard, the chance that they are
 in the wrong order is ``P(wrong) = Phi(-(mu_a - mu_b) / sqrt(sigma_a^2 + sigma_b^2))``: large
-for close ratings and for large sigmas. A pair still in doubt after many tables together is one
-that games hardly separate (copies of one bot stay at 50/50 forever), so the pair's weight is
-P(wrong) divided by ``(1 + shared / SHARED) ** SHARED_POWER``, ``shared`` being the tables the
-two have shared (:func:`pair_weight`). A table is a window of consecutive entries (``size`` of
+for close ratings and for large sigmas. A table is a window of consecutive entries (``size`` of
 them, skipping an entry whose author already sits there), the window holding the most weight
 over its neighbour pairs; the chosen pairs' weights are then cut to a quarter
 (:data:`DECAY`) so the next table goes elsewhere: a block of entries that stay level (copies of
 one bot) takes one table of a round, not two or three.
+
+Which pairs weigh is the stop rule's call (issue 32): the league passes the neighbour pairs
+that :mod:`tournaments.stopping`'s sequential test has decided in order or tied (``settled``,
+from the stored deals only, at the batch's confidence). A window is weighed first by its pairs
+that are still open (or reversed) (:func:`open_weight`), and only between windows level on
+that (none open: every pair settled) by :func:`pair_weight` over all its pairs. Both weigh a
+pair by its P(wrong) divided by ``(1 + shared / SHARED) ** SHARED_POWER``, ``shared`` being the
+tables the two have shared: among open pairs, the tables go first to the pairs that have met
+least. So a pair the test has settled draws no table while one is open, and an open pair keeps
+drawing tables until the test ties or separates it (a copy of a bot arriving in a league plays
+on until it is tied with its original), where before the discount weighed a pair of copies the
+test had tied against a new entry's pairs. Without ``settled`` (a caller with no deals), every
+pair weighs by :func:`pair_weight`, as before; with every pair settled, the same.
+
 Tables of near neighbours are where a game tells the most about the order (their outcome is
 the least predictable), and the neighbour pairs decide every pair: a leaderboard whose
 neighbours are all in the right order is in the right order.
@@ -120,14 +131,13 @@ def pair_weight(a: Candidate, b: Candidate, shared: int = 0) -> float:
 
 def open_weight(a: Candidate, b: Candidate, shared: int = 0) -> float:
     """What a table seating neighbours ``a`` and ``b`` is worth while the stop rule's test
-    (:mod:`tournaments.stopping`) has not settled their order: the chance that they are in the
-    wrong order, NOT discounted by the tables they have shared. The discount of
-    :func:`pair_weight` stood in for the test (a pair still in doubt after many tables is one
-    games hardly separate); with the test's decisions a pair that games cannot separate ends
-    tied and drops out, and one still open must keep drawing tables until it is tied or
-    separated (the discount starved a copy of greedy: docs/leagues.md, "Matchmaking")."""
-    del shared
-    return wrong_order_chance(a, b)
+    (:mod:`tournaments.stopping`) has not settled their order: :func:`pair_weight`, P(wrong)
+    discounted by the tables they have shared. Open pairs are weighed only against each other
+    (a settled pair draws a table only when none is open), so the discount no longer keeps a
+    pair that games cannot separate from the tables the test needs to tie it; among open pairs
+    it spreads a round's tables over the pairs that have met least (a new entry's first).
+    Not discounting open pairs was measured and not kept: docs/leagues.md, "Matchmaking"."""
+    return pair_weight(a, b, shared)
 
 
 def confident(cands: Sequence[Candidate], confidence: float) -> bool:
