@@ -1,7 +1,8 @@
 """A league's matchmaking: which entries sit together in the next round's tables.
 
-Pure functions of the ratings so far, the tables each pair of entries has shared and a seeded
-generator, so a round is the same whoever computes it. Three phases:
+Pure functions of the ratings so far, the tables each pair of entries has shared, the stop
+rule's decisions on the neighbour pairs (from the stored deals) and a seeded generator, so a
+round is the same whoever computes it. Three phases:
 
 *Placement.* An entry with fewer than :data:`PLACEMENT_DEALS` tables behind it gets a table of
 its own each round, against opponents spread over the whole leaderboard (at evenly spaced
@@ -36,7 +37,9 @@ least. So a pair the test has settled draws no table while one is open, and an o
 drawing tables until the test ties or separates it (a copy of a bot arriving in a league plays
 on until it is tied with its original), where before the discount weighed a pair of copies the
 test had tied against a new entry's pairs. Without ``settled`` (a caller with no deals), every
-pair weighs by :func:`pair_weight`, as before; with every pair settled, the same.
+pair weighs by :func:`pair_weight`, as before; with every pair settled, the same. What it
+changes, measured (the games a batch needs to stop, the ordering of known fields), and the
+variant not kept (open pairs not discounted): docs/leagues.md, "Matchmaking".
 
 Tables of near neighbours are where a game tells the most about the order (their outcome is
 the least predictable), and the neighbour pairs decide every pair: a leaderboard whose
