@@ -22,6 +22,10 @@ Fields:
 - ``wide``: the heuristic, greedy, s = 0.5 and random: every pair differs, by more than in
   ``graded``;
 - ``graded``: five entries, s = 0, 0.2, 0.4, 0.6 and 1 (every pair differs);
+- ``issue6``: the heuristic, greedy, its copy, s = 0.33, 0.67 and random: six entries, two
+  tables a round over three windows;
+- ``copies8``: two copies each of the heuristic, greedy, s = 0.5 and random: eight entries,
+  two tables a round, so the matchmaking chooses where the tables go;
 - ``arrival``: the issue field plays ``--before`` games (one batch), then a second copy of
   greedy arrives; the measured batch is the one after its arrival.
 
@@ -35,10 +39,14 @@ applied at every look, at every level P of ``--levels``:
 - ``new``: ``tournaments.stopping.stop_decisions`` (each neighbour pair in order or tied by the
   sequential test on the deals it shared).
 
-The matchmaking does not depend on the stop rule, so the games up to either stop are the games
-a batch with that rule plays: one run to the cap measures both. ``--check N`` replays the first
-N runs of each field with ``play_batch(confidence=P)`` (the new rule, as ``league run`` uses it)
-and checks it stopped after as many games as the replay says.
+The matchmaking does not depend on the stop rule's level beyond its own: it feeds the pairs the
+test at the batch's confidence (0.9 for a batch without one) leaves open, so a run to the cap
+plays the games a batch at P = 0.9 plays, and the replay at 0.9 is exact for both rules; at
+other levels it is the games the 0.9 matchmaking would have played (before issue 32's item 2,
+``--matchmaking untested``, the matchmaking ignored the test and every level was exact).
+``--check N`` replays the first N runs of each field with ``play_batch(confidence=P)`` (the
+new rule, as ``league run`` uses it; P the middle level) and checks it stopped after as many
+games as the replay says (exact at P = 0.9).
 
 A round-robin tournament (``--tournaments`` runs of the issue and graded fields, as many
 cycles as make about ``--tournament-games`` games, 4-player tables, every deal in its 4
@@ -88,6 +96,7 @@ if str(ROOT) not in sys.path:
 
 from arena import BotSpec, GameResult  # noqa: E402
 from engine import new_game, to_record  # noqa: E402
+from tournaments import league, matchmaking  # noqa: E402
 from tournaments.evidence import (  # noqa: E402
     MIN_DEALS,
     MIXTURE_DEALS,
@@ -133,6 +142,11 @@ FIELDS: dict[str, list[tuple[str, float]]] = {
                ("random", 1.0)],
     "wide": [("heuristic", -1.0), ("greedy", 0.0), ("s50", 0.5), ("random", 1.0)],
     "graded": [("s000", 0.0), ("s020", 0.2), ("s040", 0.4), ("s060", 0.6), ("s100", 1.0)],
+    "issue6": [("heuristic", -1.0), ("greedy", 0.0), ("greedy_copy", 0.0), ("s33", 0.33),
+               ("s67", 0.67), ("random", 1.0)],
+    "copies8": [("heuristic", -1.0), ("heuristic_copy", -1.0), ("greedy", 0.0),
+                ("greedy_copy", 0.0), ("s50", 0.5), ("s50_copy", 0.5), ("random", 1.0),
+                ("random_copy", 1.0)],
 }
 ARRIVAL = ("greedy_new", 0.0)
 
@@ -232,6 +246,25 @@ def _claims(cands: Sequence[Candidate], skills: Sequence[float],
     return [Claim(_truth(skills, a.id, b.id), order_confidence(a.mu, a.sigma, b.mu, b.sigma),
                   dec.get((a.id, b.id), Decision.OPEN.value), evidence.confidence(a.id, b.id))
             for a, b in itertools.pairwise(board)]
+
+
+def use_matchmaking(rule: str) -> None:
+    """``shipped``: matchmaking as it is (open pairs of the stop rule's test first);
+    ``untested``: as before issue 32's item 2, blind to the test's decisions; ``undiscounted``:
+    the decisions used, open pairs not discounted by their shared tables (measured, not
+    kept)."""
+    if rule == "untested":
+        league.settled_pairs = _no_test
+    elif rule == "undiscounted":
+        matchmaking.open_weight = _undiscounted
+
+
+def _undiscounted(a: Candidate, b: Candidate, shared: int = 0) -> float:
+    return matchmaking.wrong_order_chance(a, b)
+
+
+def _no_test(*args: object) -> None:
+    return None
 
 
 def league_run(kind: str, seed: int, cap: int, levels: Sequence[float], before: int,
@@ -596,7 +629,12 @@ def main() -> None:
     ap.add_argument("--n0", default="3,5,10,20", help="MIXTURE_DEALS variants to replay")
     ap.add_argument("--priors", default="1,2,4", help="PRIOR_DEALS variants to replay")
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--matchmaking", choices=("shipped", "untested", "undiscounted"),
+                    default="shipped", help="untested: blind to the stop rule's decisions, "
+                    "as before issue 32's item 2; undiscounted: open pairs not discounted by "
+                    "shared tables")
     args = ap.parse_args()
+    use_matchmaking(args.matchmaking)
     levels = [float(x) for x in args.levels.split(",")]
     mid = levels[len(levels) // 2]
     result: dict[str, Any] = {"args": {k: str(v) for k, v in vars(args).items()}}

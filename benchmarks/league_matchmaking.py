@@ -34,6 +34,9 @@ a longer one), so a rule is measured by playing only the league (``--methods lea
 
 ``--rule voi`` plays the league with a neighbour pair weighted by P(wrong) times the share of
 its variance one game removes (:func:`voi_weight`), a variant measured and not kept.
+``--rule untested`` plays it as before issue 32's item 2 (matchmaking blind to the stop rule's
+decisions: every pair by ``pair_weight``); ``--rule undiscounted`` uses the decisions but does
+not discount an open pair by the tables it has shared (measured and not kept).
 
 Writes ``curve.csv`` and ``curve.json`` to ``--out`` and, with ``--svg``, the plot.
 """
@@ -65,7 +68,7 @@ from benchmarks.league_fields import (  # noqa: E402
     field,
     write_field,
 )
-from tournaments import matchmaking  # noqa: E402
+from tournaments import league, matchmaking  # noqa: E402
 from tournaments.executors.executor import GameOutcome, GameRequest, play_one  # noqa: E402
 from tournaments.league import play_batch  # noqa: E402
 from tournaments.league_config import LeagueConfig  # noqa: E402
@@ -122,9 +125,26 @@ def voi_weight(a: matchmaking.Candidate, b: matchmaking.Candidate, shared: int =
 
 def use_rule(rule: str) -> None:
     """Play leagues in this process with ``rule``: ``shipped`` (tournaments/matchmaking.py as
-    it is) or ``voi`` (:func:`voi_weight`)."""
+    it is), ``voi`` (:func:`voi_weight`), ``untested`` (the rule before issue 32's item 2:
+    the stop rule's decisions not used, every pair weighed by ``pair_weight``) or
+    ``undiscounted`` (the decisions used, but an open pair not discounted by its shared
+    tables: :func:`undiscounted_weight`)."""
     if rule == "voi":
         matchmaking.pair_weight = voi_weight
+    elif rule == "untested":
+        league.settled_pairs = _no_test
+    elif rule == "undiscounted":
+        matchmaking.open_weight = undiscounted_weight
+
+
+def undiscounted_weight(a: matchmaking.Candidate, b: matchmaking.Candidate, shared: int = 0
+                        ) -> float:
+    """An open pair's P(wrong), whatever the tables it has shared (measured, not kept)."""
+    return matchmaking.wrong_order_chance(a, b)
+
+
+def _no_test(*args: object) -> None:
+    return None
 
 
 def _league(store: LeagueStore, executor: InProcessExecutor, games: int, batch: int) -> None:
@@ -387,8 +407,11 @@ def main() -> None:
                         help="only check the true order on a random schedule of GAMES games")
     parser.add_argument("--arrival", type=int, default=0, metavar="BEFORE",
                         help="a new entry joins after BEFORE league games; --games more follow")
-    parser.add_argument("--rule", choices=("shipped", "voi"), default="shipped",
-                        help="the league's pair weight (voi: the value-of-information variant)")
+    parser.add_argument("--rule", choices=("shipped", "voi", "untested", "undiscounted"),
+                        default="shipped",
+                        help="the league's pair weight (voi: the value-of-information variant; "
+                        "untested: without the stop rule's decisions, as before issue 32; "
+                        "undiscounted: open pairs not discounted by shared tables)")
     parser.add_argument("--methods", default="league,random",
                         help="which to play (league, random or both); both to compare")
     parser.add_argument("--cache", type=Path,

@@ -18,7 +18,7 @@ import itertools
 import math
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +31,7 @@ from tournaments.checks import (
     check_packages,
     check_variants,
 )
+from tournaments.evidence import DealEvidence
 from tournaments.executors.executor import Executor, GameOutcome, GameRequest, Rounds, rounds
 from tournaments.league_config import LeagueConfig
 from tournaments.matchmaking import (
@@ -39,19 +40,21 @@ from tournaments.matchmaking import (
     Met,
     check_field,
     choose_tables,
+    leaderboard,
     met_key,
 )
 from tournaments.packages import AllowedPackage
 from tournaments.progress import NoProgress, ProgressView
 from tournaments.rating import Ratings
 from tournaments.settings import DEFAULT_PLAYERS, league_random_seed
-from tournaments.stopping import PairDecision, settled, stop_decisions
+from tournaments.stopping import Decision, PairDecision, decide_pairs, settled, stop_decisions
 from tournaments.store.batches import Batch, PlannedGame
 from tournaments.store.entries import Entry
 from tournaments.store.league import LeagueStore
 
 __all__ = ["DEFAULT_CONFIDENCE", "BatchReport", "LeagueError", "add_files", "add_to_league",
-           "league_seed", "new_league", "play_batch", "read_entry", "round_tables"]
+           "league_seed", "new_league", "play_batch", "read_entry", "round_tables",
+           "settled_pairs"]
 
 #: ``run --until-confident`` without ``--confidence``.
 DEFAULT_CONFIDENCE = 0.9
@@ -95,16 +98,30 @@ def _candidates(entries: Sequence[Entry], ratings: Ratings, deals: Sequence[int]
 
 
 def round_tables(config: LeagueConfig, cands: Sequence[Candidate], *, batch: int,
-                 round_no: int, left: int, met: Met | None = None
+                 round_no: int, left: int, met: Met | None = None,
+                 settled: Collection[tuple[int, int]] | None = None
                  ) -> tuple[int, list[tuple[int, ...]]]:
     """``(size, tables)`` of a batch's round: one table per ``size`` active entries (at least
     one), no more than the ``left`` games of the batch need; ``met``: the tables each pair of
-    entries has shared so far."""
+    entries has shared so far; ``settled``: the neighbour pairs the stop rule's test has
+    decided in order or tied (:func:`settled_pairs`)."""
     sizes = sorted(config.players)
     size = sizes[round_no % len(sizes)]
     tables = min(max(1, math.ceil(len(cands) / size)), math.ceil(left / size))
     rng = random.Random(f"league/{config.seed}/{batch}/{round_no}")
-    return size, choose_tables(cands, size, tables, rng, met=met)
+    return size, choose_tables(cands, size, tables, rng, met=met, settled=settled)
+
+
+def settled_pairs(cands: Sequence[Candidate], evidence: DealEvidence, confidence: float
+                  ) -> set[tuple[int, int]]:
+    """The neighbour pairs of the leaderboard of ``cands`` (by :func:`met_key`) that the stop
+    rule's test (:func:`tournaments.stopping.decide_pairs` at ``confidence``, on the deals in
+    ``evidence``) has decided in order or tied: matchmaking stops feeding them while a pair
+    is still open. A function of the stored games only, so a resumed league plans the same
+    rounds."""
+    board = [c.id for c in leaderboard(cands)]
+    return {met_key(d.upper, d.lower) for d in decide_pairs(board, evidence, confidence)
+            if d.decision in (Decision.IN_ORDER, Decision.TIED)}
 
 
 def _count_table(table: Sequence[int], deals: list[int], met: Counter[tuple[int, int]]
@@ -179,7 +196,10 @@ def play_batch(store: LeagueStore, executor: Executor, *, games: int,
                 if outcome:
                     store.batches.finish(batch, outcome)
                     break
-                _plan_round(store, config, batch, cands, planned, deals, met)
+                judged = batch.confidence if batch.confidence is not None \
+                    else DEFAULT_CONFIDENCE
+                _plan_round(store, config, batch, cands, planned, deals, met,
+                            settled_pairs(cands, tally.deals, judged))
     finally:
         progress.close()
     return BatchReport(batch.id, len(store.batches.planned(batch.id)), played, outcome, resumed,
@@ -188,12 +208,12 @@ def play_batch(store: LeagueStore, executor: Executor, *, games: int,
 
 def _plan_round(store: LeagueStore, config: LeagueConfig, batch: Batch,
                 cands: Sequence[Candidate], planned: int, deals: list[int],
-                met: Counter[tuple[int, int]]) -> None:
+                met: Counter[tuple[int, int]], done: Collection[tuple[int, int]]) -> None:
     earlier = {g.round for g in store.batches.planned(batch.id)}
     round_no = max(earlier) + 1 if earlier else 0
     try:
         size, tables = round_tables(config, cands, batch=batch.id, round_no=round_no,
-                                    left=batch.games - planned, met=met)
+                                    left=batch.games - planned, met=met, settled=done)
     except MatchError as err:
         raise LeagueError(str(err)) from None
     index, deal = store.batches.next_index()

@@ -1,7 +1,8 @@
 """A league's matchmaking: which entries sit together in the next round's tables.
 
-Pure functions of the ratings so far, the tables each pair of entries has shared and a seeded
-generator, so a round is the same whoever computes it. Three phases:
+Pure functions of the ratings so far, the tables each pair of entries has shared, the stop
+rule's decisions on the neighbour pairs (from the stored deals) and a seeded generator, so a
+round is the same whoever computes it. Three phases:
 
 *Placement.* An entry with fewer than :data:`PLACEMENT_DEALS` tables behind it gets a table of
 its own each round, against opponents spread over the whole leaderboard (at evenly spaced
@@ -19,14 +20,27 @@ entries it may well beat, where neighbour windows alone reach it too seldom.
 *Ordering.* After that, games go where the leaderboard's order is least certain and more games
 can still settle it. For each pair of neighbours on the leaderboard, the chance that they are
 in the wrong order is ``P(wrong) = Phi(-(mu_a - mu_b) / sqrt(sigma_a^2 + sigma_b^2))``: large
-for close ratings and for large sigmas. A pair still in doubt after many tables together is one
-that games hardly separate (copies of one bot stay at 50/50 forever), so the pair's weight is
-P(wrong) divided by ``(1 + shared / SHARED) ** SHARED_POWER``, ``shared`` being the tables the
-two have shared (:func:`pair_weight`). A table is a window of consecutive entries (``size`` of
+for close ratings and for large sigmas. A table is a window of consecutive entries (``size`` of
 them, skipping an entry whose author already sits there), the window holding the most weight
 over its neighbour pairs; the chosen pairs' weights are then cut to a quarter
 (:data:`DECAY`) so the next table goes elsewhere: a block of entries that stay level (copies of
 one bot) takes one table of a round, not two or three.
+
+Which pairs weigh is the stop rule's call (issue 32): the league passes the neighbour pairs
+that :mod:`tournaments.stopping`'s sequential test has decided in order or tied (``settled``,
+from the stored deals only, at the batch's confidence). A window is weighed first by its pairs
+that are still open (or reversed) (:func:`open_weight`), and only between windows level on
+that (none open: every pair settled) by :func:`pair_weight` over all its pairs. Both weigh a
+pair by its P(wrong) divided by ``(1 + shared / SHARED) ** SHARED_POWER``, ``shared`` being the
+tables the two have shared: among open pairs, the tables go first to the pairs that have met
+least. So a pair the test has settled draws no table while one is open, and an open pair keeps
+drawing tables until the test ties or separates it (a copy of a bot arriving in a league plays
+on until it is tied with its original), where before the discount weighed a pair of copies the
+test had tied against a new entry's pairs. Without ``settled`` (a caller with no deals), every
+pair weighs by :func:`pair_weight`, as before; with every pair settled, the same. What it
+changes, measured (the games a batch needs to stop, the ordering of known fields), and the
+variant not kept (open pairs not discounted): docs/leagues.md, "Matchmaking".
+
 Tables of near neighbours are where a game tells the most about the order (their outcome is
 the least predictable), and the neighbour pairs decide every pair: a leaderboard whose
 neighbours are all in the right order is in the right order.
@@ -39,16 +53,17 @@ in docs/leagues.md ("Matchmaking, measured"; ``benchmarks/league_matchmaking.py`
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from tournaments.rating import exposed_value, order_confidence
 
 __all__ = ["PLACEMENT_DEALS", "SHARED", "UNSETTLED", "Candidate", "MatchError", "Met", "author_key",
-           "choose_tables", "check_field", "confident", "leaderboard", "met_key", "pair_weight",
-           "wrong_order_chance"]
+           "choose_tables", "check_field", "confident", "leaderboard", "met_key", "open_weight",
+           "pair_weight", "wrong_order_chance"]
 
 #: Tables (each played in every seat rotation) an entry plays before it is matched by rating.
 PLACEMENT_DEALS = 2
@@ -117,6 +132,17 @@ def pair_weight(a: Candidate, b: Candidate, shared: int = 0) -> float:
     return wrong_order_chance(a, b) / (1 + shared / SHARED) ** SHARED_POWER
 
 
+def open_weight(a: Candidate, b: Candidate, shared: int = 0) -> float:
+    """What a table seating neighbours ``a`` and ``b`` is worth while the stop rule's test
+    (:mod:`tournaments.stopping`) has not settled their order: :func:`pair_weight`, P(wrong)
+    discounted by the tables they have shared. Open pairs are weighed only against each other
+    (a settled pair draws a table only when none is open), so the discount no longer keeps a
+    pair that games cannot separate from the tables the test needs to tie it; among open pairs
+    it spreads a round's tables over the pairs that have met least (a new entry's first).
+    Not discounting open pairs was measured and not kept: docs/leagues.md, "Matchmaking"."""
+    return pair_weight(a, b, shared)
+
+
 def confident(cands: Sequence[Candidate], confidence: float) -> bool:
     """Whether every neighbour pair of the leaderboard is in order with at least
     ``confidence`` by :func:`order_confidence` (and every entry is past its placement).
@@ -140,9 +166,12 @@ def check_field(cands: Sequence[Candidate], size: int) -> None:
 
 
 def choose_tables(cands: Sequence[Candidate], size: int, tables: int, rng: random.Random,
-                  *, met: Met | None = None) -> list[tuple[int, ...]]:
+                  *, met: Met | None = None, settled: Collection[tuple[int, int]] | None = None
+                  ) -> list[tuple[int, ...]]:
     """``tables`` tables of ``size`` entry ids for one round (seat order of the first
-    rotation); ``met``: the tables each pair has shared so far (none if not given).
+    rotation); ``met``: the tables each pair has shared so far (none if not given);
+    ``settled``: the :func:`met_key` of each neighbour pair the stop rule's test has decided in
+    order or tied (None: no test; every pair is weighed by :func:`pair_weight`).
     :class:`MatchError` if there are not ``size`` authors."""
     check_field(cands, size)
     fresh = bool(cands) and all(0 < c.deals < PLACEMENT_DEALS for c in cands)
@@ -168,13 +197,14 @@ def choose_tables(cands: Sequence[Candidate], size: int, tables: int, rng: rando
         if not uses[entry.id]:
             chosen.append(_nearest_table(entry, board, size, uses))
     while fresh and len(chosen) < tables:
-        got = _window_tables([c for c in board if not uses[c.id]], size, 1, met or {})
+        got = _window_tables([c for c in board if not uses[c.id]], size, 1, met or {},
+                             settled)
         if not got:
             break
         chosen += got
         uses.update(got[0])
     if len(chosen) < tables:
-        chosen.extend(_window_tables(board, size, tables - len(chosen), met or {}))
+        chosen.extend(_window_tables(board, size, tables - len(chosen), met or {}, settled))
     out = []
     for table in chosen:
         seats = list(table)
@@ -247,23 +277,39 @@ def _placement_table(new: Candidate, board: Sequence[Candidate], size: int,
     return tuple(c.id for c in table)
 
 
-def _window_tables(board: Sequence[Candidate], size: int, tables: int, met: Met
+def _window_tables(board: Sequence[Candidate], size: int, tables: int, met: Met,
+                   settled: Collection[tuple[int, int]] | None = None
                    ) -> list[tuple[int, ...]]:
     """Tables of neighbours where the leaderboard's order is least certain (and the pair
-    has shared the fewest tables: :func:`pair_weight`)."""
+    has shared the fewest tables: :func:`pair_weight`). With ``settled`` (the test's settled
+    pairs), a window is weighed first by its pairs the test has not settled
+    (:func:`open_weight`), and only among windows level on that (none open, typically) by
+    :func:`pair_weight` over all its pairs: a settled pair draws a table only when no open
+    pair is left to draw it."""
     n = len(board)
-    weight = [pair_weight(a, b, met.get(met_key(a.id, b.id), 0))
-              for a, b in zip(board, board[1:], strict=False)]
+    pairs = list(zip(board, board[1:], strict=False))
+    weight = [pair_weight(a, b, met.get(met_key(a.id, b.id), 0)) for a, b in pairs]
+    first = [0.0] * len(pairs)
+    if settled is not None:
+        first = [0.0 if met_key(a.id, b.id) in settled
+                 else open_weight(a, b, met.get(met_key(a.id, b.id), 0)) for a, b in pairs]
     windows = [_window(board, start, size) for start in range(n)]
     spans = [(start, end, ids) for start, (end, ids) in enumerate(windows) if ids is not None]
     out: list[tuple[int, ...]] = []
     prefix = _prefix(weight)
     for _ in range(tables if spans else 0):
-        best = max(spans, key=lambda s: (prefix[s[1]] - prefix[s[0]], -s[0]))
+        if settled is None:
+            best = max(spans, key=lambda s: (prefix[s[1]] - prefix[s[0]], -s[0]))
+        else:
+            # fsum: windows over the same open pairs weigh exactly the same, so that
+            # pair_weight decides between them
+            best = max(spans, key=lambda s: (math.fsum(first[s[0]:s[1]]),
+                                             prefix[s[1]] - prefix[s[0]], -s[0]))
         start, end, ids = best
         out.append(ids)
         for i in range(start, end):
             weight[i] *= DECAY
+            first[i] *= DECAY
         prefix = _prefix(weight)
     return out
 

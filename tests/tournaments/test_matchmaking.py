@@ -16,6 +16,7 @@ from tournaments.matchmaking import (
     confident,
     leaderboard,
     met_key,
+    open_weight,
     pair_weight,
     unsettled,
     wrong_order_chance,
@@ -210,6 +211,35 @@ def test_copies_that_have_shared_many_tables_stop_drawing_them() -> None:
     a, b = cand(0, mu=25), cand(1, mu=25)
     assert pair_weight(a, b) == pytest.approx(0.5)
     assert pair_weight(a, b, 40) < pair_weight(a, b, 3) < pair_weight(a, b, 0)
+
+
+def test_pairs_the_test_settled_draw_no_table_while_a_pair_is_open() -> None:
+    # Four copies on top (P(wrong) 0.5 among them), a ladder of four below whose pairs are
+    # far surer. Blind to the stop rule's test, the copies draw the tables; once the test has
+    # tied the copies' pairs (and settled the ladder's top pairs), every table goes to the one
+    # pair still open, at the ladder's foot, however many tables it has shared.
+    copies = [cand(i, mu=30 + 0.1 * (i % 2), sigma=0.8) for i in range(4)]
+    ladder = [cand(4 + k, mu=27 - 1.5 * k, sigma=0.8) for k in range(4)]
+    field = copies + ladder
+    board = [c.id for c in leaderboard(field)]
+    pairs = [met_key(a, b) for a, b in zip(board, board[1:], strict=False)]
+    foot = met_key(board[-2], board[-1])
+    met = {met_key(a.id, b.id): 60 if met_key(a.id, b.id) == foot else 3
+           for a in field for b in field if a.id < b.id}
+    blind = choose_tables(field, 4, 2, random.Random(1), met=met)
+    assert all(not set(foot) <= set(t) for t in blind)
+    settled = set(pairs) - {foot}
+    for seed in range(5):
+        tables = choose_tables(field, 4, 2, random.Random(seed), met=met, settled=settled)
+        check_tables(field, 4, tables)
+        assert all(set(foot) <= set(t) for t in tables), tables
+    # every pair settled: the weights of before (games must still be placed somewhere)
+    for seed in range(5):
+        assert choose_tables(field, 4, 2, random.Random(seed), met=met, settled=set(pairs)) \
+            == choose_tables(field, 4, 2, random.Random(seed), met=met)
+    # among open pairs, the one that has met least first (as pair_weight weighs them)
+    a, b = cand(0, mu=25), cand(1, mu=25)
+    assert open_weight(a, b, 60) == pair_weight(a, b, 60) < open_weight(a, b, 0)
 
 
 def test_a_field_that_began_together_meets_by_its_leaderboard_after_one_table() -> None:

@@ -13,6 +13,7 @@ from collections import defaultdict
 
 from arena import ArenaOptions, BotSpec
 from tests.tournaments.fake_pool import FakePool, FakeResult
+from tournaments.executors.executor import play_one
 from tournaments.executors.local import LocalExecutor
 from tournaments.league import add_files, play_batch
 from tournaments.league_config import LeagueConfig
@@ -250,3 +251,90 @@ def test_copies_are_tied_after_enough_deals(tmp_path, monkeypatch) -> None:
     assert pair.decision == Decision.TIED and pair.deals >= 20
     assert report.outcome == "confident" and report.games < 1200
     store.close()
+
+
+# ----------------------------------------------------------------------------- matchmaking
+class ScoresPool(FakePool):
+    """As :class:`CopiesPool`, with the noise given (played in this process)."""
+
+    def __init__(self, noise: float) -> None:
+        super().__init__()
+        self.noise = noise
+
+    def play(self, bots, seed, variant=()):
+        result = super().play(bots, seed, variant)
+        rng = random.Random(f"{seed}/{[b.name for b in bots]}")
+        perf = [int(b.name[1:].rstrip("ab")) + rng.gauss(0, self.noise) for b in bots]
+        order = sorted(range(len(bots)), key=lambda s: -perf[s])
+        places = [0] * len(bots)
+        for place, seat in enumerate(order, 1):
+            places[seat] = place
+        return FakeResult(dict(result.record, places=places,
+                               scores=[round(20 + p) for p in perf]))
+
+
+class InProcess:
+    """An executor that plays every request here, in order."""
+
+    def __init__(self, noise: float) -> None:
+        self.pool = ScoresPool(noise)
+
+    def run(self, bots, requests, variant, on_finished) -> None:
+        for request in requests:
+            on_finished(play_one(self.pool, bots, request, variant))
+
+
+def copy_arrives(tmp_path, seed: int):
+    """A copy of the top entry arrives after the others have played 80 games; then a batch
+    at 0.9. The batch's report, the copy's original and copy ids and, per round of the batch,
+    its neighbour pairs' decisions as play_batch saw them when it planned the round and the
+    tables the copy got."""
+    store = LeagueStore.create(tmp_path / "lg", LeagueConfig(players=(4,), seed=seed))
+    for bot in ["s0", "s10", "s20", "s30", "s40a"]:
+        store.entries.add(bot, f"# {bot}\n".encode(), bot)
+    run = InProcess(noise=2.0)
+    play_batch(store, run, games=80)
+    copy, _ = store.entries.add("s40b", b"# s40b\n", "s40b")
+    report = play_batch(store, run, games=600, confidence=0.9)
+    n = len(store.entries.all())
+    planned = store.batches.planned()
+    by_index = {g.index: g for g in store.games()}
+    ratings = Ratings(n)
+    evidence = DealEvidence()
+    deals: dict[int, set[int]] = defaultdict(set)
+    rounds: dict[tuple[int, int], list] = defaultdict(list)
+    for g in planned:
+        rounds[(g.batch, g.round)].append(g)
+    looks = []
+    for key in sorted(rounds, key=lambda k: min(g.index for g in rounds[k])):
+        games = sorted(rounds[key], key=lambda g: g.index)
+        if key[0] == report.batch:
+            cands = [Candidate(b, str(b), float(r.mu), float(r.sigma), len(deals[b]))
+                     for b, r in enumerate(ratings.ratings)]
+            board = [c.id for c in leaderboard(cands)]
+            mine = [d.decision for d in decide_pairs(board, evidence, 0.9)
+                    if copy.id in (d.upper, d.lower)]
+            looks.append((mine, len({g.deal for g in games if copy.id in g.seats})))
+        for g in games:
+            played = by_index[g.index]
+            ratings.add(played.seats, played.places[:len(played.seats)])
+            evidence.add(g.deal, played.seats, played.scores)
+            for b in played.seats:
+                deals[b].add(g.deal)
+    store.close()
+    return report, copy.id - 1, copy.id, looks
+
+
+def test_a_copy_keeps_getting_tables_until_its_pairs_are_decided(tmp_path) -> None:
+    # Issue 32: "a copy of greedy added to a league was placed 2.7 below greedy at 91% after
+    # 40 games and then got no more games". In every round in which a neighbour pair of the
+    # copy is still open (or reversed) by the stop rule's test, the copy sits at one of the
+    # round's tables; the batch stops with the copy tied to its original, well before its cap.
+    report, original, copy, looks = copy_arrives(tmp_path, 1)
+    unsettled = [(mine, tables) for mine, tables in looks
+                 if any(d in (Decision.OPEN, Decision.REVERSED) for d in mine)]
+    assert len(unsettled) >= 5
+    assert all(tables for _, tables in unsettled), looks
+    assert report.outcome == "confident" and report.games < 600, report.games
+    decided = {frozenset((d.upper, d.lower)): d.decision for d in report.pairs}
+    assert decided[frozenset((original, copy))] == Decision.TIED
