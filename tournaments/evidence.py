@@ -44,11 +44,11 @@ MIXTURE_DEALS = 10.0
 #: game) when none is given, and how many deals it weighs in a pair's estimate. In a field
 #: (:class:`DealEvidence`) the prior is the field's own pooled spread instead, and nothing is
 #: decided until it rests on :data:`POOLED_DEALS` degrees of freedom: what one deal's luck is
-#: worth depends on the table size and the bots (2-player deals spread about three times as
-#: wide as 4-player ones), and a prior below the true spread lets a pair with a few calm deals
-#: claim too much (measured: of copy pairs at 2-player tables whose scores spread 15 points,
-#: 13.5% reached 0.9 within 80 deals with the fixed prior, 6.9% with the pooled one:
-#: tests/tournaments/test_evidence.py).
+#: worth depends on the table size and the bots (copies of greedy with 30% random picks: 6.2
+#: points per deal at 2-player tables, 4.0 at 4, 2.9 at 5), and a prior below the true spread
+#: lets a pair with a few calm deals claim too much (measured: of copy pairs at 2-player tables
+#: whose scores spread 15 points, 13.5% reached 0.9 within 80 deals with the fixed prior, 6.9%
+#: with the pooled one: tests/tournaments/test_evidence.py).
 PRIOR_SPREAD = 5.0
 PRIOR_DEALS = 2.0
 POOLED_DEALS = 20
