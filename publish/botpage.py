@@ -236,8 +236,8 @@ def _standing(site: Site, bot: BotData) -> tuple[str, str]:
     status = row.entry.status if row.entry is not None else "active"
     if status == "active":
         sure = ("" if row.confidence is None else f" · confidence "
-                f"{esc(confidence_text(row.confidence))} that it is stronger than the next one "
-                "down")
+                f"{esc(confidence_text(row.confidence))} from the deals that it is stronger "
+                "than the next one down")
         return stat("rank", f"{row.rank} of {k}"), f"Rank {row.rank} of {k}{sure}"
     why = "retired" if status == "retired" else "replaced by a newer version"
     return (stat("status", status),

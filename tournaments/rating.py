@@ -47,9 +47,10 @@ def exposed(rating: trueskill.Rating) -> float:
 
 def order_confidence(mu_a: float, sigma_a: float, mu_b: float, sigma_b: float) -> float:
     """The chance that bot a is truly stronger than bot b, by their ratings:
-    ``Phi((mu_a - mu_b) / sqrt(sigma_a^2 + sigma_b^2))``. The confidence the leaderboards show
-    (each bot against the next one down). ``league run --until-confident`` no longer stops
-    at it (issue 32): it decides by :mod:`tournaments.stopping`'s sequential test."""
+    ``Phi((mu_a - mu_b) / sqrt(sigma_a^2 + sigma_b^2))``. The leaderboards' confidence until
+    issue 32 (now :func:`tournaments.evidence.pair_confidence`, on the deals: this one counted a
+    deal's rotations as independent games and claimed 90% for copies of one bot); the
+    matchmaking still weighs neighbour pairs by it."""
     spread = math.sqrt(sigma_a ** 2 + sigma_b ** 2) or 1e-9
     return 0.5 * math.erfc(-(mu_a - mu_b) / spread / math.sqrt(2))
 

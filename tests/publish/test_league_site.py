@@ -214,8 +214,8 @@ def test_a_tournament_site_has_no_league_parts(tmp_path: Path) -> None:
     assert "round-robin schedule" in index and "Only the top" not in index
     bot = _text(tmp_path / "site" / "bots" / "a.html")
     assert 'id="versions"' not in bot and "of its" not in bot
-    assert re.search(r"<p class=\"lead\">Rank \d of 4( · confidence (\d+|&gt;99)% that it is "
-                     r"stronger than the next one down)?<", bot)
+    assert re.search(r"<p class=\"lead\">Rank \d of 4( · confidence (\d+|&gt;99)% from the deals "
+                     r"that it is stronger than the next one down)?<", bot)
 
 
 def test_the_league_index_renders_its_retired_section(league_site: Path, visit: Visit) -> None:
