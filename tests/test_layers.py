@@ -4,6 +4,7 @@ import each other (directly or in a ring), and no module grows past the size one
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
@@ -135,3 +136,78 @@ def test_code_inside_the_sandbox_imports_only_the_standard_library_and_engine() 
                 if not (ours or allowed):
                     found.append(f"{path.name} imports {name}")
     assert found == []
+
+
+#: Folders whose ``__init__`` docstring has a "May import:" line (issue 33: every folder's line
+#: is enforced, not only the packages').
+FOLDERS = ("arena.game", "arena.inside", "arena.isolation", "arena.runtime", "arena.tools",
+           "tournaments.compare", "tournaments.executors", "tournaments.store")
+#: A reference in a "May import:" line: :mod:`x` or ``x``.
+_REFERENCE = re.compile(r":mod:`~?([\w.]+)`|``([\w.]+)``")
+
+
+def may_import(folder: str) -> set[str]:
+    """The modules (and packages: their modules too) a folder's "May import:" line names; "the
+    rest of the arena" names ``arena``."""
+    path = ROOT / folder.replace(".", "/") / "__init__.py"
+    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    start = doc.find("May import:")
+    assert start >= 0, f"{folder}/__init__.py has no 'May import:' line"
+    line = doc[start:].split("\n\n")[0]
+    allowed = {a or b for a, b in _REFERENCE.findall(line)}
+    if "the rest of the arena" in line:
+        allowed.add("arena")
+    return allowed
+
+
+def outside_imports(folder: str) -> dict[str, set[str]]:
+    """Per module of ``folder``, the project modules it imports outside the folder."""
+    inside = lambda name: name == folder or name.startswith(folder + ".")  # noqa: E731
+    return {a: {b for b in targets if not inside(b)}
+            for a, targets in graph().items() if inside(a)}
+
+
+def test_every_folder_imports_only_what_its_may_import_line_names() -> None:
+    found = []
+    for folder in FOLDERS:
+        allowed = may_import(folder)
+        for module, targets in sorted(outside_imports(folder).items()):
+            found += [f"{module} imports {b} (not in {folder}'s 'May import:' line)"
+                      for b in sorted(targets)
+                      if not any(b == x or b.startswith(x + ".") for x in allowed)]
+    assert found == []
+
+
+def test_the_may_import_check_catches_an_import_the_line_does_not_name() -> None:
+    assert "arena.runtime" in may_import("arena.game") and "engine" in may_import("arena.game")
+    assert not any(x == "tournaments" or x.startswith("tournaments.")
+                   for x in may_import("arena.runtime"))
+    assert "arena.isolation.sandbox" in outside_imports("arena.runtime")["arena.runtime.launch"]
+
+
+def test_no_import_cycles_between_folders() -> None:
+    """With each folder of FOLDERS taken as one node (its modules together), the graph has no
+    cycle: no folder imports a module that imports the folder back (``ranking.py`` and
+    ``tally.py`` read stored games from :mod:`tournaments.stored`, not the store)."""
+    def node(name: str) -> str:
+        return next((f for f in FOLDERS if name == f or name.startswith(f + ".")), name)
+
+    edges: dict[str, set[str]] = {}
+    for a, targets in graph().items():
+        if a in ("arena", "tournaments", "engine"):      # the packages' lazy facades
+            continue
+        edges.setdefault(node(a), set()).update(
+            node(b) for b in targets if node(b) != node(a)
+            and b not in ("arena", "tournaments", "engine"))
+    cycles = []
+    for start in sorted(edges):
+        seen, todo = set(), [(start, [start])]
+        while todo:
+            here, path = todo.pop()
+            for nxt in sorted(edges.get(here, ())):
+                if nxt == start:
+                    cycles.append(" -> ".join([*path, nxt]))
+                elif nxt not in seen:
+                    seen.add(nxt)
+                    todo.append((nxt, [*path, nxt]))
+    assert [c for c in cycles if any(f in c for f in FOLDERS)] == []

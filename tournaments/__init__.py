@@ -116,12 +116,12 @@ if TYPE_CHECKING:
     from tournaments.settings import DEFAULT_PLAYERS, league_random_seed, random_seed, weak_seed
     from tournaments.stopping import Decision, PairDecision
     from tournaments.store.backup import Backup, backup_league, restore_league
-    from tournaments.store.database import StoredGame, StoreError
     from tournaments.store.entries import Entry
     from tournaments.store.final import FinalSchedule, FinalState, final_state
     from tournaments.store.league import FINAL_DIR, LeagueStore, is_league
     from tournaments.store.results import GameStore, open_store, rank_directory, stored_kind
     from tournaments.store.tournament import TournamentStore
+    from tournaments.stored import StoredGame, StoreError
     from tournaments.tournament import LOG_NAME, Plan
 
 #: Each public name and the module it comes from.
@@ -169,7 +169,7 @@ _EXPORTS: dict[str, str] = {
                     "tournaments.settings"),
     **dict.fromkeys(("Decision", "PairDecision"), "tournaments.stopping"),
     **dict.fromkeys(("Backup", "backup_league", "restore_league"), "tournaments.store.backup"),
-    **dict.fromkeys(("StoredGame", "StoreError"), "tournaments.store.database"),
+    **dict.fromkeys(("StoredGame", "StoreError"), "tournaments.stored"),
     "Entry": "tournaments.store.entries",
     **dict.fromkeys(("FINAL_DIR", "LeagueStore", "is_league"), "tournaments.store.league"),
     **dict.fromkeys(("GameStore", "open_store", "rank_directory", "stored_kind"),

@@ -34,7 +34,7 @@ from tournaments.packages import AllowedPackage
 from tournaments.rating import TRUESKILL_PARAMS, RatingPoint, exposed_value
 from tournaments.schedule import ScheduledGame
 from tournaments.stats import FAULT_KINDS, GameFacts, TimeStats, shares
-from tournaments.store.database import StoredGame, StoreError
+from tournaments.stored import StoredGame, StoreError
 from tournaments.tally import Tally
 
 __all__ = ["CONFIDENCE_METHOD", "CONFIDENCE_NOTE", "MARGIN_METHOD", "MARGIN_NOTE",

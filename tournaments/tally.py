@@ -29,7 +29,7 @@ from tournaments.stats import (
     add_meetings,
     add_times,
 )
-from tournaments.store.database import StoredGame
+from tournaments.stored import StoredGame
 
 __all__ = ["Tally", "facts_of"]
 

@@ -7,5 +7,6 @@ session, and :func:`play_one`, the one body every executor runs on a bot pool),
 :mod:`~tournaments.executors.ray` (Ray tasks, on a local Ray instance or a cluster).
 
 May import: ``arena`` (its public API: pools, options, bot files), ``engine``,
-:mod:`tournaments.schedule`. Nothing here stores, rates or prints.
+:mod:`tournaments.schedule`; and ``bots`` and ``tournaments`` only as packages for Ray to ship
+to its workers as files (never used here). Nothing here stores, rates or prints.
 """

@@ -15,7 +15,6 @@ import sqlite3
 import sys
 import zlib
 from collections.abc import Collection, Iterator, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import ClassVar, Self, TextIO
@@ -24,6 +23,7 @@ from arena import SeatTiming, safe_text
 from engine import GameRecord, RecordFault
 from tournaments.executors.executor import GameOutcome
 from tournaments.packages import AllowedPackage, packages_from_json
+from tournaments.stored import StoredGame, StoreError
 
 __all__ = ["GAMES_COLUMNS", "GAMES_TABLE", "GameDatabase", "StoreError", "StoredGame",
            "describe_holder", "now", "packages_json", "writer_lock"]
@@ -49,39 +49,9 @@ GAMES_COLUMNS = frozenset({"idx", "seed", "seats", "scores", "places", "faults",
                            "pick_seconds", "record", "finished_at"})
 
 
-class StoreError(RuntimeError):
-    """The database cannot be used; the one-line message names the file and the problem."""
-
-
 def now() -> str:
     """The time stored with a change (UTC, to the second)."""
     return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-@dataclass(frozen=True, slots=True)
-class StoredGame:
-    """One finished game as stored (its full record is read apart: :meth:`GameDatabase.records`).
-    Scores, places and faults are the record's (a dummy seat included)."""
-
-    index: int
-    seed: int
-    seats: tuple[int, ...]              #: bot index per bot seat
-    scores: tuple[int, ...]
-    places: tuple[int, ...]
-    faults: tuple[RecordFault, ...]
-    seconds: float
-    pick_seconds: tuple[float, ...]
-    #: Per seat: requests, wall and CPU time (empty for games stored before times were kept).
-    timing: tuple[SeatTiming, ...] = ()
-
-    @classmethod
-    def of(cls, index: int, seed: int, seats: Sequence[int], outcome: GameOutcome
-           ) -> StoredGame:
-        """The game ``outcome`` played, as it is stored."""
-        record = outcome.record
-        return cls(index, seed, tuple(seats), record.scores, record.places, record.faults,
-                   float(outcome.seconds), tuple(float(s) for s in outcome.pick_seconds),
-                   tuple(outcome.timing))
 
 
 def writer_lock(directory: Path, name: str) -> TextIO:
