@@ -4,7 +4,7 @@ checked against the league's database: each bot the server accepted is there onc
 content sent, and nothing else entered.
 
 Used by ``benchmarks/serve_load.py`` (5 minutes, 50 readers, 5 submitters) and by
-``tests/serve/test_load.py`` (20 seconds, fewer clients).
+``tests/serve/test_load.py`` (10 seconds, fewer clients).
 """
 
 from __future__ import annotations
@@ -85,7 +85,12 @@ async def _reader(client: httpx2.AsyncClient, report: LoadReport, end: float,
         route = rng.choice(routes)
         path = f"/bots/{rng.choice(bots)}.html" if route == "bot" else route
         await _timed(client, report, route, "GET", path)
-        await asyncio.sleep(rng.uniform(0, 2 * think))
+        await _pause(rng.uniform(0, 2 * think), end)
+
+
+async def _pause(seconds: float, end: float) -> None:
+    """Sleep ``seconds``, or until ``end`` if that comes first (nothing is sent after it)."""
+    await asyncio.sleep(max(0.0, min(seconds, end - time.monotonic())))
 
 
 async def _timed(client: httpx2.AsyncClient, report: LoadReport, route: str, method: str,
@@ -107,7 +112,7 @@ async def _submitter(client: httpx2.AsyncClient, report: LoadReport, end: float,
                  headers={"Authorization": "Bearer not-a-token"},
                  files={"file": (f"{who}_bot.py", VALID.format(k=0).encode(), "text/x-python")})
     k = 0
-    await asyncio.sleep(rng.uniform(0, every))
+    await _pause(rng.uniform(0, every), end)
     while time.monotonic() < end:
         k += 1
         text = (BROKEN if k % 2 == 0 else VALID).format(k=k) + f"# {who} {k}\n"
@@ -120,7 +125,7 @@ async def _submitter(client: httpx2.AsyncClient, report: LoadReport, end: float,
             report.accepted.append((reply.json()["name"], reply.json()["version"], sha))
         elif reply is not None:
             report.refused.append((f"{who}_bot", reply.status_code, sha))
-        await asyncio.sleep(every * rng.uniform(0.75, 1.25))
+        await _pause(every * rng.uniform(0.75, 1.25), end)
 
 
 async def _load(url: str, tokens: dict[str, str], bots: list[str], *, readers: int,

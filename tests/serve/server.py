@@ -38,7 +38,9 @@ class Server:
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
             start_new_session=True)
         self.lines: list[str] = []
-        threading.Thread(target=self._read, daemon=True).start()
+        #: Collects the output; it ends when every process of the server has closed it.
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
         deadline = time.monotonic() + 60
         while True:
             assert self.proc.poll() is None, "\n".join(self.lines)
@@ -97,7 +99,7 @@ class Server:
             assert time.monotonic() < deadline, (
                 f"only {n} games in {timeout} s; status {self.get('/api/status')[1]}; the "
                 "server's last lines:\n" + "\n".join(self.lines[-40:]))
-            time.sleep(0.5)
+            time.sleep(0.1)
         return n
 
     def stop(self) -> None:

@@ -21,7 +21,7 @@ def test_a_short_load_loses_nothing_and_enters_nothing_twice(tmp_path):
         server.wait_games(4)
         tokens = {name: server.participant(name, organiser) for name in ("s1", "s2")}
         report = run_load(server.url, tokens, ["p1", "p2", "p3", "p4"], readers=10,
-                          seconds=20, think=0.5, every=5)
+                          seconds=10, think=0.25, every=1)
         assert report.unexpected() == []
         assert sum(report.statuses["submit"].values()) >= 6
         assert report.statuses["submit"][201] >= 2 and report.statuses["submit"][422] >= 1

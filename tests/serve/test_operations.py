@@ -36,7 +36,7 @@ def stored_games(directory) -> int:
         return int(conn.execute("SELECT COUNT(*) FROM games").fetchone()[0])
 
 
-def wait_for(what, timeout: float = 120, every: float = 0.5):
+def wait_for(what, timeout: float = 120, every: float = 0.1):
     deadline = time.monotonic() + timeout
     while not (found := what()):
         assert time.monotonic() < deadline, f"not in {timeout} s: {what.__doc__ or what}"
@@ -158,7 +158,7 @@ def test_a_served_league_says_why_it_waits_then_plays_on_lasting_workers(tmp_pat
         wait_for(lambda: server.get("/api/status")[1]["games"] > games + 4, 120)
         os.killpg(server.proc.pid, signal.SIGINT)             # Ctrl-C in its terminal
         server.proc.wait(timeout=60)
-        time.sleep(0.5)
+        server.reader.join(timeout=10)                 # its last lines read
     finally:
         server.stop()
     stopped = [x for x in server.lines if x.startswith("stopped: ")]
@@ -177,7 +177,7 @@ def test_a_served_league_says_why_it_waits_then_plays_on_lasting_workers(tmp_pat
     try:
         again.proc.send_signal(signal.SIGTERM)
         again.proc.wait(timeout=60)
-        time.sleep(0.5)
+        again.reader.join(timeout=10)
     finally:
         again.stop()
     assert [x[:9] for x in again.lines if x.startswith("stopped: ")] == ["stopped: "]

@@ -33,7 +33,7 @@ def wait_for(what, timeout: float = 120):
     deadline = time.monotonic() + timeout
     while not (found := what()):
         assert time.monotonic() < deadline, f"not in {timeout} s"
-        time.sleep(0.5)
+        time.sleep(0.1)
     return found
 
 
