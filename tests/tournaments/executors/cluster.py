@@ -1,5 +1,5 @@
-"""A Ray cluster of two nodes on this machine, every Ray process on 127.0.0.1: a head (one
-CPU) and a second node (two CPUs, its own raylet) that a test may kill and start again."""
+"""A Ray cluster of two nodes on this machine, every Ray process on 127.0.0.1: a head (two
+CPUs) and a second node (two CPUs, its own raylet) that a test may kill and start again."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def _pids() -> list[int]:
 
 @dataclass
 class Cluster:
-    """A head (one CPU) and, when started, a second node (two CPUs) on 127.0.0.1."""
+    """A head (two CPUs) and, when started, a second node (two CPUs) on 127.0.0.1."""
 
     address: str
     env: dict[str, str]
@@ -227,7 +227,7 @@ def two_nodes(quick_detection: bool = True) -> Iterator[Cluster]:
     try:
         started = subprocess.run(
             [str(RAY), "start", "--head", f"--port={port}", "--node-ip-address=127.0.0.1",
-             "--num-cpus=1", "--include-dashboard=false", "--disable-usage-stats"],
+             "--num-cpus=2", "--include-dashboard=false", "--disable-usage-stats"],
             env=env, capture_output=True, text=True, timeout=180)
         assert started.returncode == 0, started.stdout + started.stderr
         cluster.start_second()
