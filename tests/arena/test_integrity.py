@@ -76,11 +76,13 @@ def test_a_tampered_runner_does_not_stop_a_tournament(tmp_path: Path) -> None:
 
 
 def test_a_closed_channel_costs_the_other_bots_nothing(pool: BotPool) -> None:
-    # The slow bots answer 0.75 s into their 1 s deadline: waiting on the closer's exit
-    # instead of reading them would time them out.
+    # The slow bots answer 0.75 s into their 1 s deadline on every pick of the first round,
+    # which holds each of the closer's faults: waiting on the closer's exit instead of reading
+    # them would time them out.
     result = play(pool, [hostile("closer"), hostile("slowpoke"), hostile("slowpoke")])
     assert [f.kind for f in result.faults] == ["crash"] * 3
     assert result.faults[0].detail == "closed its channel"
+    assert all(f.round == 1 for f in result.faults), result.faults
 
 
 def test_the_deal_seed_is_nowhere_in_a_bot_process(pool: BotPool, tmp_path: Path) -> None:

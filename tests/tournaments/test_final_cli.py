@@ -16,7 +16,7 @@ def test_a_league_ends_with_a_final_played_round_robin(tmp_path):
     assert ("games need at least 3 active entries, no two of one author (3-player tables: "
             "two entries of one author never share a table)") in done.stdout
     for bot, author in (("first", "ann"), ("last", "bob"), ("lucky", "cat"),
-                        ("dawdle", "ann")):
+                        ("slowish", "ann")):
         assert arena("league", "add", str(lg), *bots(bot), "--author", author).returncode == 0
     assert arena("league", "run", str(lg), "--games", "6", "--sandbox", "none",
                  "--quiet").returncode == 0

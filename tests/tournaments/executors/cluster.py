@@ -1,5 +1,5 @@
-"""A Ray cluster of two nodes on this machine, every Ray process on 127.0.0.1: a head (one
-CPU) and a second node (two CPUs, its own raylet) that a test may kill and start again."""
+"""A Ray cluster of two nodes on this machine, every Ray process on 127.0.0.1: a head (two
+CPUs) and a second node (two CPUs, its own raylet) that a test may kill and start again."""
 
 from __future__ import annotations
 
@@ -64,10 +64,12 @@ def _pids() -> list[int]:
 
 @dataclass
 class Cluster:
-    """A head (one CPU) and, when started, a second node (two CPUs) on 127.0.0.1."""
+    """A head (two CPUs) and, when started, a second node (two CPUs) on 127.0.0.1."""
 
     address: str
     env: dict[str, str]
+    #: ``ray start`` of the second node, begun in the background and not yet waited for.
+    starting: subprocess.Popen[str] | None = None
 
     def gcs_log(self) -> Path | None:
         """The head's GCS log (it says when a node was declared dead)."""
@@ -104,6 +106,10 @@ class Cluster:
     def stop(self) -> None:
         """End this cluster's processes (SIGTERM, then SIGKILL for any left after 3 s: some
         Ray processes linger on SIGTERM; nothing of a test's cluster needs saving)."""
+        if self.starting is not None:   # a `ray start` under way: what it started is found below
+            self.starting.kill()
+            self.starting.communicate()
+            self.starting = None
         doomed = self.processes()
         for sig, wait in ((signal.SIGTERM, 3), (signal.SIGKILL, 10)):
             for pid in doomed:
@@ -126,15 +132,27 @@ class Cluster:
                 return pid
         return None
 
-    def start_second(self) -> None:
-        if self.second_raylet() is not None:
+    def start_second(self, background: bool = False) -> None:
+        """Start the second node unless it runs; ``background``: only begin to (while a test
+        checks what it ran, or runs what it compares with), the next call waits for it."""
+        if self.starting is None:
+            if self.second_raylet() is not None:
+                return
+            self.starting = subprocess.Popen(
+                [sys.executable, "-c", JOIN, f"--address={self.address}",
+                 "--node-ip-address=127.0.0.1", "--num-cpus=2",
+                 f"--resources={{\"{SECOND}\": 2}}", "--disable-usage-stats"],
+                env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if background:
             return
-        started = subprocess.run(
-            [sys.executable, "-c", JOIN, f"--address={self.address}",
-             "--node-ip-address=127.0.0.1", "--num-cpus=2", f"--resources={{\"{SECOND}\": 2}}",
-             "--disable-usage-stats"],
-            env=self.env, capture_output=True, text=True, timeout=180)
-        assert started.returncode == 0, started.stdout + started.stderr
+        starting, self.starting = self.starting, None
+        try:
+            output, _ = starting.communicate(timeout=180)
+        finally:
+            if starting.poll() is None:
+                starting.kill()
+                starting.wait()
+        assert starting.returncode == 0, output
         assert self.second_raylet() is not None
 
     def playing_on_second(self) -> list[int]:
@@ -209,7 +227,7 @@ def two_nodes(quick_detection: bool = True) -> Iterator[Cluster]:
     try:
         started = subprocess.run(
             [str(RAY), "start", "--head", f"--port={port}", "--node-ip-address=127.0.0.1",
-             "--num-cpus=1", "--include-dashboard=false", "--disable-usage-stats"],
+             "--num-cpus=2", "--include-dashboard=false", "--disable-usage-stats"],
             env=env, capture_output=True, text=True, timeout=180)
         assert started.returncode == 0, started.stdout + started.stderr
         cluster.start_second()

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tests.leftovers import left_behind, started
-from tests.serve.server import FIRST, Server, submit
+from tests.serve.server import FIRST, Server
 from tests.tournaments.executors.cluster import Cluster
 from tests.tournaments.test_cli import arena, bots, stored_games
 
@@ -47,6 +47,7 @@ def run_until_done(command: list[str], cluster: Cluster, stored: Callable[[], in
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+    cluster.start_second(background=True)     # for the next run, while this one is checked
     # The killed Ray workers' bot processes (frozen between picks) died with them.
     deadline = time.monotonic() + 5
     while (left := left_behind(started(os.getpid()) or 0)) and time.monotonic() < deadline:
@@ -141,8 +142,11 @@ def test_a_served_league_survives_a_lost_node(tmp_path: Path, cluster: Cluster) 
     try:
         organiser = server.organiser or ""
         for name, path in sources.items():
-            done = submit(server.url, path, server.participant(name, organiser))
-            assert done.returncode == 0, done.stdout + done.stderr
+            # `arena submit` as a participant runs it (in this process: no interpreter to
+            # start per entry)
+            done = arena("submit", server.url, path, "--token",
+                         server.participant(name, organiser))
+            assert done.exit_code == 0, done.output
         lost, stored = cluster.kill_second_mid_run(lambda: server.proc.poll() is None,
                                                    server.games)
         batches = stored // 8 + 1           # the batch of a game under way at the kill, played
