@@ -59,8 +59,8 @@ CONFIDENCE_NOTE = (f"confidence: how sure the deals a bot shared with the next o
 #: What a bot's margin is, as ranking.json states it.
 MARGIN_METHOD = (
     "luck-adjusted margin: points per game above the other holders of the same hands in the "
-    "deal's other seat rotations, mean over whole deals, with a 95% interval (mean +- 1.96 "
-    "standard errors over deals)")
+    "deal's other seat rotations, mean over whole deals, with a 95% interval (Student's t on "
+    "the deals' spread)")
 #: The one explanation of the margin the tables and pages give.
 MARGIN_NOTE = ("margin: points per game above the other players who held the same hands "
                "(duplicate deals), with its 95% interval: the cards' luck taken out")

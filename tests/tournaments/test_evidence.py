@@ -14,7 +14,7 @@ import pytest
 from tests.tournaments.test_league import FIELD, league, local
 from tests.tournaments.test_standings import without_tally
 from tournaments.evidence import (
-    MARGIN_Z,
+    MARGIN_LEVEL,
     MIN_DEALS,
     DealEvidence,
     pair_confidence,
@@ -60,7 +60,9 @@ def test_the_margins_interval_over_deals() -> None:
     m = ev.margin(0)
     assert m is not None and m.deals == 2
     mean = statistics.fmean(per_deal)
-    half = MARGIN_Z * statistics.stdev(per_deal) / math.sqrt(2)
+    # Student's t with one degree of freedom: 12.706 standard errors for 95%.
+    assert MARGIN_LEVEL == 0.95
+    half = 12.706204736 * statistics.stdev(per_deal) / math.sqrt(2)
     assert (m.mean, m.low, m.high) == pytest.approx((mean, mean - half, mean + half))
     # Margins of a whole field sum to zero on every deal (each seat's holders against each
     # other), so they sum to zero over the deals too.
