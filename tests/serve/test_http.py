@@ -246,7 +246,9 @@ def test_slow_clients_cost_only_themselves(server: Server) -> None:
     _quiet(server)                                      # no one else's connections counted
     hostile = subprocess.Popen(
         [sys.executable, str(Path(__file__).with_name("hostile.py")), server.url,
-         "--seconds", str(seconds), "--slow", "40", "--token", server.organiser or ""],
+         "--seconds", str(seconds), "--slow", "40",
+         # one argument: a token may begin with "-", which argparse takes for an option
+         f"--token={server.organiser or ''}"],
         stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[2])
     try:
         time.sleep(1.0)                                 # the hostile clients connect
