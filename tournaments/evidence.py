@@ -30,6 +30,7 @@ import math
 from collections import defaultdict
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 from tournaments.compare.sprt import t_quantile
 
@@ -203,11 +204,13 @@ class DealEvidence:
                         for s in self.pairs.values() if s.deals > 1)
         return math.sqrt(dev / free)
 
-    def confidence(self, upper: int, lower: int, prior: float | None = None) -> float:
-        """:func:`pair_confidence` of ``upper`` listed above ``lower`` (``prior``: the
-        :meth:`prior_spread`, when the caller has it already)."""
+    def confidence(self, upper: int, lower: int, prior: float | None | Literal["field"] = "field"
+                   ) -> float:
+        """:func:`pair_confidence` of ``upper`` listed above ``lower``; ``prior``: the
+        :meth:`prior_spread` when the caller has it already (None included: not known yet,
+        so 0), else it is worked out here (each call walks every pair: a leaderboard passes it)."""
         return pair_confidence(*self.stats(upper, lower),
-                               self.prior_spread() if prior is None else prior)
+                               self.prior_spread() if prior == "field" else prior)
 
     def margin(self, bot: int) -> Margin | None:
         """The bot's margin (None before its first whole deal)."""
