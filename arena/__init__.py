@@ -75,7 +75,7 @@ if TYPE_CHECKING:
         set_log_rotation,
         setup_logging,
     )
-    from arena.options import ArenaOptions, tournament_secret
+    from arena.options import MIN_MEMORY_MB, ArenaOptions, SetBy, tournament_secret
     from arena.pool import BotPool, check_sandbox
     from arena.runtime.slots import CoreSlots, LocalSlots, usable_cores
     from arena.textsafe import check_name, safe_bytes, safe_text
@@ -95,7 +95,8 @@ if TYPE_CHECKING:
 #: Each public name and the module (and name there) it comes from.
 _EXPORTS: dict[str, tuple[str, str]] = {
     **{n: ("arena.pool", n) for n in ("BotPool", "check_sandbox")},
-    **{n: ("arena.options", n) for n in ("ArenaOptions", "tournament_secret")},
+    **{n: ("arena.options", n) for n in ("ArenaOptions", "MIN_MEMORY_MB", "SetBy",
+                                         "tournament_secret")},
     **{n: ("arena.bots", n) for n in ("ARCHIVES", "BotLoadError", "BotSpec", "bot_stem",
                                        "missing_bot_hint", "resolve_bots")},
     **{n: ("arena.botfiles", n) for n in ("ARCHIVE_SUFFIXES", "BotFiles", "BotFilesError",
@@ -127,9 +128,10 @@ __all__ = [
     "ARCHIVES", "ARCHIVE_SUFFIXES", "ArenaOptions", "BotFiles", "BotFilesError", "BotLimits",
     "BotLoadError", "BotPool", "BotSpec", "CoreSlots", "DEFAULT_PACKAGES", "FAULT_KINDS",
     "Fault", "FaultKind", "FileView", "GameResult", "LOG_FILES", "LOG_MAX_BYTES", "LocalSlots",
-    "MAX_FAULTS", "PLAYER_COUNTS",
+    "MAX_FAULTS", "MIN_MEMORY_MB", "PLAYER_COUNTS",
     "PROBES", "Package", "PackageError", "Protections", "SandboxMode", "SandboxUnavailable",
-    "SeatTiming", "TurnReport", "Validation", "api_games_per_s", "arena_overhead", "best_rate",
+    "SeatTiming", "SetBy", "TurnReport", "Validation", "api_games_per_s", "arena_overhead",
+    "best_rate",
     "bot_stem", "check_name", "check_sandbox", "doctor_report", "dropped_bytes",
     "fanout_round_trip_us",
     "log_path", "missing_bot_hint", "pipe_round_trip_us", "playout_games_per_s",

@@ -16,7 +16,6 @@ from pathlib import Path
 from types import TracebackType
 
 from arena.botfiles import BotFiles, BotFilesError, read_bot
-from arena.game.budget import Budget
 from arena.game.loop import run_game
 from arena.game.result import GameResult, TurnReport
 from arena.game.seats import Bot
@@ -79,12 +78,11 @@ class BotPool:
         alone may use every core)."""
         self.options = options = options or ArenaOptions()
         check_sandbox(options)
-        cpu = options.cpu_limit or int(60 + 100 * options.move_time)
         mode = SandboxMode.NONE if options.sandbox == SandboxMode.NONE else SandboxMode.BWRAP
-        self.sandbox = Sandbox(mode, memory_mb=options.memory_mb, cpu_limit=cpu,
+        self.sandbox = Sandbox(mode, memory_mb=options.memory_mb, cpu_limit=options.cpu_seconds,
                                packages=(*DEFAULT_PACKAGES, *options.packages),
                                view=options.file_view)
-        self.budget = Budget(options.move_time, options.grace, options.startup_time)
+        self.budget = options.budget
         if mode == SandboxMode.BWRAP:
             cleanup_stale()  # empty bot cgroups left by runs that were killed
         self.secret = options.secret or secrets.token_bytes(32)

@@ -63,10 +63,10 @@ def pool_games_per_s(bot_dir: Path, games: int, *, sandbox: str) -> float:
 def tournament_run(bot_dir: Path, out: Path, *, cycles: int, workers: int,
                    sandbox: str) -> dict[str, Any]:
     """One tournament through the real pool; games/s over the whole run and in steady state."""
-    from arena import SandboxMode, resolve_bots
+    from arena import ArenaOptions, SandboxMode, resolve_bots
 
     settings = RunSettings.create(resolve_bots([str(bot_dir)]), players=(4,), cycles=cycles,
-                                  seed=1, sandbox=SandboxMode(sandbox))
+                                  seed=1, options=ArenaOptions(sandbox=SandboxMode(sandbox)))
     config = settings.config()
     schedule = config.build()
     stamps: list[float] = []

@@ -12,21 +12,15 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from arena import SandboxMode, SandboxUnavailable, safe_text, setup_logging
-from cli.common import (
-    MemoryOption,
-    MoveTimeOption,
-    PackageOption,
-    SandboxOption,
-    VariantOption,
-    fail,
-    interrupt,
-)
+from arena import ArenaOptions, SandboxUnavailable, SetBy, safe_text, setup_logging
+from cli.common import fail, interrupt
+from cli.options import VariantOption, takes_options
 from tournaments import (
     DEFAULT_AGAINST,
     DEFAULT_MAX_GAMES,
@@ -77,6 +71,8 @@ class _Progress:
             self.width = 0
 
 
+@takes_options(SetBy.COMPETITION, SetBy.HOST, omit={"bot_limits"},
+               after={"move_time": "margin", "sandbox": "variant"})
 def compare_command(
     new: Annotated[str, typer.Argument(
         help="The new version: a .py file, a bot folder or its .zip/.tar.gz archive, or a "
@@ -100,20 +96,18 @@ def compare_command(
     margin: Annotated[float, typer.Option(
         "--margin", help="The smallest difference in points per game worth detecting: the "
         "test's H1 is NEW - OLD = ±margin.", metavar="POINTS")] = 1.0,
-    move_time: MoveTimeOption = 1.0,
     workers: Annotated[int | None, typer.Option(
         min=1, help="Games played in parallel. Default: the number of cores.",
         show_default=False, metavar="N")] = None,
     variant: VariantOption = None,
-    sandbox: SandboxOption = SandboxMode.AUTO,
-    memory_mb: MemoryOption = 1024,
-    allow_package: PackageOption = None,
     log_dir: Annotated[Path | None, typer.Option(
         help="Keep each bot's output (print debugging, tracebacks) in DIR/NAME.log.",
         show_default=False, metavar="DIR")] = None,
     quiet: Annotated[bool, typer.Option(
         "--quiet", "-q", help="No progress on stderr.")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log details.")] = False,
+    *,
+    options: ArenaOptions,
 ) -> None:
     """Compare two versions of a bot on duplicate deals until a sequential test says whether
     NEW is better, worse or no different from OLD (by mean score per game), with the
@@ -123,9 +117,9 @@ def compare_command(
         try:
             prepared = prepare_compare(CompareRequest(
                 new, old, players=players, against=tuple(against or ()), max_games=max_games,
-                seed=seed, margin=margin, variant=tuple(variant or ()), move_time=move_time,
-                sandbox=sandbox, memory_mb=memory_mb, packages=tuple(allow_package or ()),
-                workers=workers, log_dir=log_dir if log_dir is not None else Path(scratch)))
+                seed=seed, margin=margin, variant=tuple(variant or ()), workers=workers,
+                options=replace(options, log_dir=log_dir if log_dir is not None
+                                else Path(scratch))))
         except RequestError as err:
             fail(safe_text(str(err)))
         matchup = prepared.matchup

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import signal
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from arena import SandboxMode, safe_text, setup_logging, usable_cores
-from cli.common import SandboxOption, fail, interrupt
+from arena import ArenaOptions, SetBy, safe_text, setup_logging, usable_cores
+from cli.common import fail, interrupt
+from cli.options import takes_options
 from tournaments import (
     FINAL_DIR,
     LOG_NAME,
@@ -24,6 +26,7 @@ from tournaments import (
     RunError,
     StoreError,
     check_runnable,
+    check_values,
     create_final,
     final_state,
     make_progress,
@@ -34,6 +37,7 @@ from tournaments import (
 __all__ = ["final_command"]
 
 
+@takes_options(SetBy.HOST, omit={"memory_mb"}, after={"sandbox": "workers"})
 def final_command(
     directory: Annotated[Path, typer.Argument(help="The league's folder.", metavar="DIR")],
     games: Annotated[int | None, typer.Option(
@@ -47,8 +51,9 @@ def final_command(
     workers: Annotated[int | None, typer.Option(
         min=1, help="Games played in parallel. Default: the number of cores.",
         show_default=False, metavar="N")] = None,
-    sandbox: SandboxOption = SandboxMode.AUTO,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
+    *,
+    options: ArenaOptions,
 ) -> None:
     """Play a league's final evaluation: the last version of every active entry, N more
     games in a league of their own (DIR/final), whose leaderboard is the final one. A final
@@ -70,7 +75,8 @@ def final_command(
         elif not state.done:
             typer.echo(f"finishing the final evaluation an earlier run started: "
                        f"{state.played} of {state.games} games played")
-        options = config.arena_options(sandbox=sandbox, log_dir=directory / "logs")
+        options = config.arena_options(replace(check_values(options),
+                                               log_dir=directory / "logs"))
         check_runnable(options)
         here = usable_cores()
         setup_logging(directory / LOG_NAME)

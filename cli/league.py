@@ -6,26 +6,15 @@ import signal
 import sqlite3
 import threading
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from arena import SandboxMode, safe_text, setup_logging, usable_cores
-from cli.common import (
-    Command,
-    MaxBotFilesOption,
-    MaxBotMbOption,
-    MemoryOption,
-    MoveTimeOption,
-    PackageOption,
-    SandboxOption,
-    VariantOption,
-    bot_limits,
-    fail,
-    interrupt,
-    packages_value,
-)
+from arena import ArenaOptions, SetBy, safe_text, setup_logging, usable_cores
+from cli.common import Command, fail, interrupt, packages_value
+from cli.options import VariantOption, takes_options
 from tournaments import (
     DEFAULT_CONFIDENCE,
     DEFAULT_PLAYERS,
@@ -41,8 +30,8 @@ from tournaments import (
     StoreError,
     add_to_league,
     check_executor,
-    check_memory,
     check_runnable,
+    check_values,
     make_executor,
     make_progress,
     new_league,
@@ -72,6 +61,7 @@ def _open(directory: Path, *, write: bool = True) -> LeagueStore:
 
 
 @league_app.command("new", cls=Command)
+@takes_options(SetBy.COMPETITION, after={"move_time": "seed", "packages": "variant"})
 def new_command(
     directory: DirArgument,
     players: Annotated[list[int] | None, typer.Option(
@@ -81,18 +71,14 @@ def new_command(
     seed: Annotated[int | None, typer.Option(
         help="Seed of every deal and of matchmaking. Default: drawn at random (and kept).",
         show_default=False, metavar="N")] = None,
-    move_time: MoveTimeOption = 1.0,
     variant: VariantOption = None,
-    allow_package: PackageOption = None,
-    max_bot_mb: MaxBotMbOption = None,
-    max_bot_files: MaxBotFilesOption = None,
+    *,
+    options: ArenaOptions,
 ) -> None:
     """Create an empty league in DIR (a new or empty folder)."""
     try:
-        config, allowed = new_league(
-            directory, players=tuple(players or ()), seed=seed, move_time=move_time,
-            variant=tuple(variant or ()), packages=tuple(allow_package or ()),
-            bot_limits=bot_limits(max_bot_mb, max_bot_files))
+        config, allowed = new_league(directory, players=tuple(players or ()), seed=seed,
+                                     variant=tuple(variant or ()), options=options)
     except (RequestError, StoreError, OSError, sqlite3.Error) as err:
         fail(safe_text(str(err)))
     sizes = config.players
@@ -183,6 +169,7 @@ def close_command(directory: DirArgument) -> None:
 
 
 @league_app.command("run", cls=Command)
+@takes_options(SetBy.HOST, after={"sandbox": "confidence"})
 def run_command(
     directory: DirArgument,
     games: Annotated[int, typer.Option(
@@ -203,8 +190,6 @@ def run_command(
         min=0.5, max=0.9999, help="With --until-confident: two equal entries are declared in "
         "order, however often the batch looks, in at most 1 - P of runs. Default: "
         f"{DEFAULT_CONFIDENCE}.", show_default=False, metavar="P")] = None,
-    sandbox: SandboxOption = SandboxMode.AUTO,
-    memory_mb: MemoryOption = 1024,
     executor_kind: Annotated[ExecutorKind, typer.Option(
         "--executor", help="local: worker processes on this machine; ray: Ray tasks (a local "
         "Ray instance, or the cluster at --address).", metavar="|".join(ExecutorKind))
@@ -217,6 +202,8 @@ def run_command(
     verbose: Annotated[bool, typer.Option(
         "--verbose", "-v", help="Log the arena's details to stderr (and DIR/arena.log).")
     ] = False,
+    *,
+    options: ArenaOptions,
 ) -> None:
     """Play a batch of games chosen by the league's matchmaking. A batch a killed run left
     unfinished is finished first (with the same games), and nothing more is played."""
@@ -230,8 +217,8 @@ def run_command(
     store = _open(directory)
     config = store.config()
     try:
-        options = config.arena_options(sandbox=sandbox, memory_mb=check_memory(memory_mb),
-                                       log_dir=directory / "logs")
+        options = config.arena_options(replace(check_values(options),
+                                               log_dir=directory / "logs"))
         check_runnable(options)
     except RequestError as err:
         store.close()

@@ -9,6 +9,7 @@ import tempfile
 import textwrap
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -16,8 +17,9 @@ import typer
 from tabulate import tabulate
 
 from arena import (
-    SandboxMode,
+    ArenaOptions,
     SandboxUnavailable,
+    SetBy,
     TurnReport,
     dropped_bytes,
     log_path,
@@ -25,14 +27,8 @@ from arena import (
     safe_text,
     setup_logging,
 )
-from cli.common import (
-    MemoryOption,
-    MoveTimeOption,
-    PackageOption,
-    SandboxOption,
-    VariantOption,
-    fail,
-)
+from cli.common import fail
+from cli.options import VariantOption, takes_options
 from engine import Card, GameRecord, Pick
 from tournaments import PlayRequest, RequestError, prepare_game
 
@@ -113,6 +109,8 @@ class TurnPrinter:
         return f"from {format_hand(before.hands[seat])}"
 
 
+@takes_options(SetBy.COMPETITION, SetBy.HOST, omit={"bot_limits"},
+               after={"move_time": "variant"})
 def play_command(
     bots: Annotated[list[str], typer.Argument(
         help="Bots (2 to 5, in seat order): .py files, bot folders or their .zip/.tar.gz "
@@ -123,13 +121,11 @@ def play_command(
     record: Annotated[Path | None, typer.Option(
         help="Write the game record (JSON) to this file.", metavar="FILE")] = None,
     variant: VariantOption = None,
-    move_time: MoveTimeOption = 1.0,
-    sandbox: SandboxOption = SandboxMode.AUTO,
-    memory_mb: MemoryOption = 1024,
-    allow_package: PackageOption = None,
     log_dir: Annotated[Path | None, typer.Option(
         help="Keep each bot's output (stdout/stderr) in DIR/NAME.log.", metavar="DIR")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log details.")] = False,
+    *,
+    options: ArenaOptions,
 ) -> None:
     """Play one game and print it turn by turn, with the final scores and places (the same
     --seed plays the same game again)."""
@@ -138,9 +134,8 @@ def play_command(
         logs = log_dir if log_dir is not None else Path(scratch)
         try:
             game = prepare_game(PlayRequest(
-                tuple(bots), seed=seed, variant=tuple(variant or ()), move_time=move_time,
-                sandbox=sandbox, memory_mb=memory_mb, packages=tuple(allow_package or ()),
-                log_dir=logs))
+                tuple(bots), seed=seed, variant=tuple(variant or ()),
+                options=replace(options, log_dir=logs)))
         except RequestError as err:
             fail(safe_text(str(err)))
         typer.echo(f"Seed {game.seed}: " + " vs ".join(safe_text(s.name) for s in game.bots)

@@ -29,23 +29,22 @@ import typer
 from arena import (
     LOG_FILES,
     LOG_MAX_BYTES,
-    SandboxMode,
+    ArenaOptions,
+    SetBy,
     rotating_handler,
     safe_text,
     set_log_rotation,
     usable_cores,
 )
-from cli.common import (
+from cli.common import fail, interrupt, packages_value
+from cli.newbot import TEMPLATE
+from cli.options import (
     MaxBotFilesOption,
     MaxBotMbOption,
     PackageOption,
-    SandboxOption,
     bot_limits,
-    fail,
-    interrupt,
-    packages_value,
+    takes_options,
 )
-from cli.newbot import TEMPLATE
 from tournaments import (
     LOG_NAME,
     ExecutorKind,
@@ -56,6 +55,7 @@ from tournaments import (
     StoreError,
     check_executor,
     check_runnable,
+    check_values,
     is_league,
     league_random_seed,
     packages_text,
@@ -173,6 +173,9 @@ def _log_to(directory: Path) -> None:
         logger.addHandler(handler)
 
 
+# The league's own options (--allow-package, --max-bot-*) change it only when given: they are
+# the command's own flags; what the host gives each run comes from takes_options.
+@takes_options(SetBy.HOST, omit={"memory_mb"}, after={"sandbox": "workers"})
 def serve_command(
     directory: Annotated[Path, typer.Argument(
         help="The league's folder (a new league is made there when it holds none).",
@@ -193,7 +196,6 @@ def serve_command(
     workers: Annotated[int | None, typer.Option(
         min=1, help="Games played in parallel. Default: the number of cores.",
         show_default=False, metavar="N")] = None,
-    sandbox: SandboxOption = SandboxMode.AUTO,
     executor: Annotated[ExecutorKind, typer.Option(
         help="Where games are played: local worker processes, or Ray tasks (a private "
         "local Ray instance, or the cluster at --address).", metavar="|".join(ExecutorKind))
@@ -216,6 +218,8 @@ def serve_command(
     new_organiser_token: Annotated[bool, typer.Option(
         "--new-organiser-token", help="Print a new organiser token for the league in DIR "
         "(the old one stops working, also on a server running) and exit.")] = False,
+    *,
+    options: ArenaOptions,
 ) -> None:
     """Serve a league: participants submit bots (validated in the sandbox), games are played
     in the background, and the leaderboard, bot pages and replays are served live. The table
@@ -235,7 +239,7 @@ def serve_command(
              else safe_text(str(err)))
     sock = _listen(host, port)            # first: on a port it cannot have, nothing is made
     try:
-        _serve(sock, directory, host, port, players, when, workers, sandbox, executor,
+        _serve(sock, directory, host, port, players, when, workers, options, executor,
                address, allow_package, max_bot_mb, max_bot_files)
     finally:
         sock.close()
@@ -287,7 +291,7 @@ def _new_organiser_token(directory: Path) -> None:
 
 def _serve(sock: socket.socket, directory: Path, host: str, port: int,
            players: list[int] | None, when: datetime | None, workers: int | None,
-           sandbox: SandboxMode, executor: ExecutorKind, address: str | None,
+           host_options: ArenaOptions, executor: ExecutorKind, address: str | None,
            allow_package: list[str] | None, max_bot_mb: int | None,
            max_bot_files: int | None) -> None:
     import uvicorn
@@ -301,7 +305,8 @@ def _serve(sock: socket.socket, directory: Path, host: str, port: int,
 
     config = _prepare(directory, players, allow_package, max_bot_mb, max_bot_files)
     try:
-        options = config.arena_options(sandbox=sandbox, log_dir=directory / "logs")
+        options = config.arena_options(replace(check_values(host_options),
+                                               log_dir=directory / "logs"))
         check_runnable(options)
     except RequestError as err:
         fail(safe_text(str(err)))

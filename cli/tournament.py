@@ -6,26 +6,17 @@ import signal
 import sqlite3
 import sys
 import threading
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from arena import SandboxMode, protections, safe_text, setup_logging
+from arena import ArenaOptions, SandboxMode, SetBy, protections, safe_text, setup_logging
 from cli.command import RESULTS_DIR
-from cli.common import (
-    MaxBotFilesOption,
-    MaxBotMbOption,
-    MemoryOption,
-    MoveTimeOption,
-    PackageOption,
-    SandboxOption,
-    VariantOption,
-    bot_limits,
-    fail,
-    interrupt,
-)
+from cli.common import fail, interrupt
+from cli.options import VariantOption, takes_options
 from tournaments import (
     GAMES_PER_BOT,
     LOG_NAME,
@@ -62,6 +53,8 @@ def _fresh_out() -> Path:
     return path
 
 
+@takes_options(SetBy.COMPETITION, SetBy.HOST,
+               after={"move_time": "seed", "sandbox": "games", "memory_mb": "address"})
 def tournament_command(
     bots: Annotated[list[str] | None, typer.Argument(
         help="Bot files, bot folders (holding bot.py) or their .zip/.tar.gz archives, or "
@@ -79,7 +72,6 @@ def tournament_command(
         help="Seed of every deal (and of random tables). Default: drawn at random (and kept "
         "with the results); a seed bots could guess makes the deals guessable.",
         show_default=False, metavar="N")] = None,
-    move_time: MoveTimeOption = 1.0,
     workers: Annotated[int | None, typer.Option(
         min=1, help="Games played in parallel. Default: the number of cores.",
         show_default=False, metavar="N")] = None,
@@ -99,7 +91,6 @@ def tournament_command(
     games: Annotated[int | None, typer.Option(
         min=1, help="Games per table size and cycle with --schedule random (rounded up so "
         "every bot plays equally).", show_default=False, metavar="N")] = None,
-    sandbox: SandboxOption = SandboxMode.AUTO,
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Print the schedule and stop.")] = False,
     yes: Annotated[bool, typer.Option(
@@ -114,16 +105,14 @@ def tournament_command(
     address: Annotated[str | None, typer.Option(
         help="With --executor ray: the cluster to join (HOST:PORT or 'auto'). Default: "
         "start a local Ray instance for the run.", show_default=False, metavar="HOST:PORT")] = None,
-    memory_mb: MemoryOption = 1024,
-    allow_package: PackageOption = None,
-    max_bot_mb: MaxBotMbOption = None,
-    max_bot_files: MaxBotFilesOption = None,
     log_dir: Annotated[Path | None, typer.Option(
         help="Keep each bot's output (print debugging, tracebacks) in DIR/NAME.log. "
         "Default: OUT/logs.", show_default=False, metavar="DIR")] = None,
     verbose: Annotated[bool, typer.Option(
         "--verbose", "-v", help="Log the arena's details to stderr (and OUT/arena.log).")
     ] = False,
+    *,
+    options: ArenaOptions,
 ) -> None:
     """Play a fair tournament between bots in parallel, rate them with TrueSkill and write
     ranking tables (resumable: run the same command with the same --out to continue, or with
@@ -131,11 +120,9 @@ def tournament_command(
     out = out if out is not None else _fresh_out()
     request = TournamentRequest(
         tuple(bots or ()), players=tuple(players or ()), cycles=cycles, seed=seed,
-        schedule=schedule, games=games, variant=tuple(variant or ()), move_time=move_time,
-        sandbox=sandbox, memory_mb=memory_mb, packages=tuple(allow_package or ()),
-        bot_limits=bot_limits(max_bot_mb, max_bot_files), out=out,
-        log_dir=log_dir if log_dir is not None else out / "logs", arena_log=out / LOG_NAME,
-        workers=workers, cores=cores, executor=executor, address=address)
+        schedule=schedule, games=games, variant=tuple(variant or ()), out=out,
+        options=replace(options, log_dir=log_dir if log_dir is not None else out / "logs"),
+        arena_log=out / LOG_NAME, workers=workers, cores=cores, executor=executor, address=address)
     try:
         prepared = prepare_tournament(request)
     except RequestError as err:
@@ -151,7 +138,7 @@ def _setup_lines(prepared: PreparedTournament) -> list[str]:
     if prepared.request.executor is ExecutorKind.LOCAL:
         lines.append(f"concurrency: {prepared.workers} worker(s), at most {prepared.cores} "
                      "bot(s) thinking at once, each on a core of its own (--workers, --cores)")
-    if prepared.settings.packages:
+    if prepared.settings.options.packages:
         lines.append(f"bots may import: {packages_text(prepared.packages)}")
     return lines
 
@@ -175,7 +162,7 @@ def _run(prepared: PreparedTournament, *, records: bool, dry_run: bool, yes: boo
         typer.echo(f"output: {safe_text(str(out))}")
         for line in _setup_lines(prepared):
             typer.echo(line)
-        if prepared.settings.sandbox is not SandboxMode.NONE:
+        if prepared.settings.options.sandbox is not SandboxMode.NONE:
             missing = protections().missing()
             if missing:
                 typer.echo(f"note: no {' or '.join(missing)} for the bots on this host "
@@ -214,8 +201,9 @@ def _run(prepared: PreparedTournament, *, records: bool, dry_run: bool, yes: boo
     if warning is not None:
         typer.echo(safe_text(warning), err=True)
     typer.echo(f"\nresults: {safe_text(str(out))}/ (ranking.json, ranking.md, ranking.csv)")
-    typer.echo(f"each bot's output and tracebacks: {safe_text(str(prepared.settings.log_dir))}"
-               "/NAME.log; every fault's details: arena publish (bot pages)")
+    logs = prepared.settings.options.log_dir
+    typer.echo(f"each bot's output and tracebacks: {safe_text(str(logs))}/NAME.log;"
+               " every fault's details: arena publish (bot pages)")
 
 
 def _confirm(the_plan: Plan, yes: bool) -> None:

@@ -58,6 +58,7 @@ if TYPE_CHECKING:
         check_options,
         check_packages,
         check_runnable,
+        check_values,
     )
     from tournaments.compare.comparison import Comparison
     from tournaments.compare.deals import CompareError
@@ -130,7 +131,7 @@ _EXPORTS: dict[str, str] = {
                      "play_game", "prepare_game", "prepare_tournament", "run_tournament"),
                     "tournaments.api"),
     **dict.fromkeys(("MIN_MEMORY_MB", "RequestError", "check_bots", "check_memory",
-                     "check_options", "check_packages", "check_runnable"),
+                     "check_options", "check_packages", "check_runnable", "check_values"),
                     "tournaments.checks"),
     "Comparison": "tournaments.compare.comparison",
     "CompareError": "tournaments.compare.deals",
@@ -190,7 +191,8 @@ __all__ = [
     "RayUnavailable", "RequestError", "RunError", "SITUATIONS", "ScheduleKind", "StoreError",
     "StoredGame", "TournamentConfig", "TournamentRequest", "TournamentStore", "Verdict",
     "add_to_league", "authors", "backup_league", "check_bots", "check_executor", "check_memory",
-    "check_options", "check_packages", "check_runnable", "compare_bots", "comparison_design",
+    "check_options", "check_packages", "check_runnable", "check_values", "compare_bots",
+    "comparison_design",
     "comparison_progress", "comparison_summary", "confidence_text", "core_share",
     "core_share_warning", "create_final", "final_ranking", "final_state", "format_duration",
     "is_league", "league_random_seed", "make_executor", "make_progress", "new_league",

@@ -28,7 +28,7 @@ from __future__ import annotations
 import secrets
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from arena import (
@@ -37,7 +37,6 @@ from arena import (
     BotPool,
     BotSpec,
     GameResult,
-    SandboxMode,
     TurnReport,
     tournament_secret,
     usable_cores,
@@ -45,6 +44,7 @@ from arena import (
 from engine import Variant
 from tournaments.checks import (
     RequestError,
+    api_options,
     check_bots,
     check_entries,
     check_options,
@@ -83,13 +83,10 @@ class TournamentRequest:
     schedule: ScheduleKind = ScheduleKind.ROUND_ROBIN
     games: int | None = None
     variant: tuple[str, ...] = ()
-    move_time: float = 1.0
-    sandbox: SandboxMode = SandboxMode.AUTO
-    memory_mb: int = 1024
-    packages: tuple[str, ...] = ()  #: ``--allow-package`` names
-    bot_limits: BotLimits = BotLimits()
+    #: How bots are run, as given (packages: the ``--allow-package`` names; ``log_dir``: each
+    #: bot's output, when given); the seed's secret is added.
+    options: ArenaOptions = ArenaOptions()
     out: Path | None = None         #: where it is stored (and resumed from); required
-    log_dir: Path | None = None     #: each bot's output, when given
     arena_log: Path | None = None   #: the arena's own log, when given
     workers: int | None = None      #: default: every core this process may use
     cores: int | None = None        #: bots thinking at once; default: every core
@@ -138,8 +135,8 @@ def prepare_tournament(request: TournamentRequest) -> PreparedTournament:
     if request.executor is ExecutorKind.LOCAL and (problem := unguarded_call()) is not None:
         raise RequestError(problem)
     variant = check_variants(request.variant)
-    extra, allowed = check_packages(request.packages)
-    specs = check_bots(request.bots, request.bot_limits)
+    extra, allowed = check_packages(request.options.packages)
+    specs = check_bots(request.bots, request.options.bot_limits)
     notes = check_entries(specs)
     if request.out is None:
         raise RequestError("a tournament needs a folder for its results (out)")
@@ -152,8 +149,7 @@ def prepare_tournament(request: TournamentRequest) -> PreparedTournament:
         settings = RunSettings.create(
             specs, players=request.players, cycles=cycles, seed=seed,
             schedule=request.schedule, games=request.games, variant=variant,
-            move_time=request.move_time, sandbox=request.sandbox, memory_mb=request.memory_mb,
-            log_dir=request.log_dir, packages=extra, bot_limits=request.bot_limits)
+            options=replace(request.options, packages=extra))
         if max(settings.players) > len(specs):
             notes.append(f"{len(specs)} bots for {max(settings.players)}-seat tables: every "
                          "table seats some bots more than once (each bot holds the same "
@@ -176,10 +172,11 @@ def prepare_tournament(request: TournamentRequest) -> PreparedTournament:
 
 def run_tournament(bots: Sequence[str | Path] = (), *, players: Sequence[int] | None = None,
                    cycles: int | None = None, seed: int | None = None,
-                   move_time: float = 1.0, workers: int | None = None,
+                   move_time: float | None = None, workers: int | None = None,
                    variant: Sequence[str] = (), out: Path | str | None = None,
-                   sandbox: str = "auto", packages: Sequence[str] = (),
-                   bot_limits: BotLimits | None = None) -> Ranking:
+                   sandbox: str | None = None, packages: Sequence[str] | None = None,
+                   bot_limits: BotLimits | None = None, options: ArenaOptions | None = None
+                   ) -> Ranking:
     """Play a round-robin tournament and return its ranking (``.to_json()`` is ranking.json's
     content; each row's ``time`` holds the bot's time per pick).
 
@@ -187,8 +184,8 @@ def run_tournament(bots: Sequence[str | Path] = (), *, players: Sequence[int] | 
     cycles for 100 games per bot, a random seed. With ``out`` the tournament is stored there
     (and resumed if it is already: ``cycles`` and ``seed`` left None are the stored ones, and a
     larger ``cycles`` extends it); without it, in a temporary folder that is removed.
-    ``packages`` and ``bot_limits`` as in :func:`play_game`; the packages are part of the
-    tournament's settings (resuming with others is refused).
+    ``packages``, ``bot_limits`` and ``options`` as in :func:`play_game`; the packages are
+    part of the tournament's settings (resuming with others is refused).
 
     The games are played by worker processes, which import the main script again: in a script,
     call this under ``if __name__ == "__main__":`` (a call outside it is a
@@ -198,9 +195,9 @@ def run_tournament(bots: Sequence[str | Path] = (), *, players: Sequence[int] | 
         folder = Path(out) if out is not None else Path(scratch) / "tournament"
         prepared = prepare_tournament(TournamentRequest(
             tuple(str(b) for b in bots), players=tuple(players or ()), cycles=cycles,
-            seed=seed, variant=tuple(variant), move_time=move_time,
-            sandbox=SandboxMode(sandbox), packages=tuple(packages),
-            bot_limits=bot_limits or BotLimits(), out=folder, workers=workers))
+            seed=seed, variant=tuple(variant), out=folder, workers=workers,
+            options=api_options(options, move_time=move_time, sandbox=sandbox,
+                                packages=packages, bot_limits=bot_limits)))
         store = prepared.open_store()
         assert store is not None
         with store:
@@ -221,12 +218,7 @@ class PlayRequest:
     bots: tuple[str, ...]           #: 2 to 5, in seat order
     seed: int | None = None         #: None: drawn at random (and so is the run's secret)
     variant: tuple[str, ...] = ()
-    move_time: float = 1.0
-    sandbox: SandboxMode = SandboxMode.AUTO
-    memory_mb: int = 1024
-    packages: tuple[str, ...] = ()
-    bot_limits: BotLimits = BotLimits()
-    log_dir: Path | None = None     #: each bot's output, when given
+    options: ArenaOptions = ArenaOptions()  #: as for :class:`TournamentRequest`
 
 
 @dataclass(frozen=True)
@@ -248,11 +240,9 @@ def prepare_game(request: PlayRequest) -> PreparedGame:
     """Resolve and check what ``request`` asks for; :class:`RequestError` (one line) for the
     first problem. The seed of ``random`` in the bots derives from the seed when one is given
     (the same game again), as a tournament's does; without one both are drawn."""
-    options = check_options(
-        move_time=request.move_time, sandbox=request.sandbox, memory_mb=request.memory_mb,
-        packages=request.packages, log_dir=request.log_dir, bot_limits=request.bot_limits,
-        secret=None if request.seed is None else tournament_secret(request.seed))
-    specs = check_bots(request.bots, request.bot_limits)
+    options = replace(check_options(request.options),
+                      secret=None if request.seed is None else tournament_secret(request.seed))
+    specs = check_bots(request.bots, options.bot_limits)
     if not 2 <= len(specs) <= 5:
         raise RequestError(f"a game takes 2 to 5 bots, not {len(specs)}")
     variant = check_variants(request.variant)
@@ -263,14 +253,17 @@ def prepare_game(request: PlayRequest) -> PreparedGame:
 
 
 def play_game(bots: Sequence[str | Path], *, seed: int | None = None,
-              variant: Sequence[str] = (), move_time: float = 1.0,
-              sandbox: str = "auto", packages: Sequence[str] = (),
-              bot_limits: BotLimits | None = None) -> GameResult:
+              variant: Sequence[str] = (), move_time: float | None = None,
+              sandbox: str | None = None, packages: Sequence[str] | None = None,
+              bot_limits: BotLimits | None = None, options: ArenaOptions | None = None
+              ) -> GameResult:
     """Play one game between ``bots`` (2 to 5, in seat order); returns its result
     (``.record`` is the sushi-go-record/1 JSON, ``.faults`` every fault with its detail).
     ``packages``: installed packages bots may import besides numpy; ``bot_limits``: how big
-    a bot (its files) may be."""
+    a bot (its files) may be; ``options``: every other way bots are run (an
+    :class:`arena.ArenaOptions`; the arguments given override its fields)."""
     return prepare_game(PlayRequest(
-        tuple(str(b) for b in bots), seed=seed, variant=tuple(variant), move_time=move_time,
-        sandbox=SandboxMode(sandbox), packages=tuple(packages),
-        bot_limits=bot_limits or BotLimits())).play()
+        tuple(str(b) for b in bots), seed=seed, variant=tuple(variant),
+        options=api_options(options, move_time=move_time, sandbox=sandbox,
+                            packages=packages, bot_limits=bot_limits))).play()
+

@@ -8,9 +8,11 @@ and the command line prints it as it is.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from arena import (
+    MIN_MEMORY_MB,
     ArenaOptions,
     BotLimits,
     BotLoadError,
@@ -27,10 +29,7 @@ from tournaments.packages import AllowedPackage, PackageError, allowed_packages,
 
 __all__ = ["MIN_MEMORY_MB", "RequestError", "check_bots", "check_entries", "check_memory",
            "check_move_time", "check_options", "check_packages", "check_runnable",
-           "check_variants"]
-
-#: The smallest memory limit a bot may be given (MiB).
-MIN_MEMORY_MB = 64
+           "check_values", "check_variants", "api_options"]
 
 
 class RequestError(ValueError):
@@ -93,32 +92,29 @@ def check_packages(names: Sequence[str]) -> tuple[tuple[str, ...], tuple[Allowed
         raise RequestError(str(err)) from None
 
 
+def check_values(options: ArenaOptions) -> ArenaOptions:
+    """``options``, each value in its range (:meth:`arena.ArenaOptions.checked`)."""
+    try:
+        return options.checked()
+    except ValueError as err:
+        raise RequestError(str(err)) from None
+
+
 def check_move_time(move_time: float) -> float:
     """``--move-time``: positive."""
-    if not move_time > 0:
-        raise RequestError(f"--move-time must be positive, not {move_time:g}")
-    return move_time
+    return check_values(ArenaOptions(move_time=move_time)).move_time
 
 
 def check_memory(memory_mb: int) -> int:
     """``--memory-mb``: at least :data:`MIN_MEMORY_MB`."""
-    if memory_mb < MIN_MEMORY_MB:
-        raise RequestError(f"--memory-mb must be at least {MIN_MEMORY_MB}, not {memory_mb}")
-    return memory_mb
+    return check_values(ArenaOptions(memory_mb=memory_mb)).memory_mb
 
 
-def check_options(*, move_time: float, sandbox: SandboxMode, memory_mb: int,
-                  packages: Sequence[str] = (), log_dir: Path | None = None,
-                  bot_limits: BotLimits | None = None, secret: bytes | None = None
-                  ) -> ArenaOptions:
-    """How the arena is to run the bots, each value checked (``packages``: the
-    ``--allow-package`` names, installed here)."""
-    move_time = check_move_time(move_time)
-    memory_mb = check_memory(memory_mb)
-    extra, _ = check_packages(packages)
-    return ArenaOptions(move_time=move_time, sandbox=sandbox, memory_mb=memory_mb,
-                        log_dir=log_dir, packages=extra, bot_limits=bot_limits or BotLimits(),
-                        secret=secret)
+def check_options(options: ArenaOptions) -> ArenaOptions:
+    """How the arena is to run the bots, each value checked, the packages (the
+    ``--allow-package`` names) normalised and installed here."""
+    extra, _ = check_packages(check_values(options).packages)
+    return replace(options, packages=extra)
 
 
 def check_runnable(options: ArenaOptions) -> None:
@@ -127,3 +123,20 @@ def check_runnable(options: ArenaOptions) -> None:
         check_sandbox(options)
     except SandboxUnavailable as err:
         raise RequestError(f"{err} (use --sandbox none to run bots unsandboxed)") from None
+
+
+def api_options(options: ArenaOptions | None = None, *, move_time: float | None = None,
+                sandbox: str | None = None, packages: Sequence[str] | None = None,
+                bot_limits: BotLimits | None = None) -> ArenaOptions:
+    """The options an API call's keyword arguments ask for: ``options`` (default: the
+    defaults) with the arguments given (not None) in place of its fields."""
+    chosen = options or ArenaOptions()
+    if move_time is not None:
+        chosen = replace(chosen, move_time=move_time)
+    if sandbox is not None:
+        chosen = replace(chosen, sandbox=SandboxMode(sandbox))
+    if packages is not None:
+        chosen = replace(chosen, packages=tuple(packages))
+    if bot_limits is not None:
+        chosen = replace(chosen, bot_limits=bot_limits)
+    return chosen

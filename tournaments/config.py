@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena import ArenaOptions
 from engine import Rules, Variant, parse_variants
 from tournaments.schedule import ScheduledGame, ScheduleKind, build_schedule
 
@@ -91,7 +92,7 @@ class TournamentConfig:
     schedule: ScheduleKind = ScheduleKind.ROUND_ROBIN
     games: int | None = None
     variant: tuple[Variant, ...] = ()
-    move_time: float = 1.0
+    move_time: float = ArenaOptions().move_time
     #: Packages bots may import besides those every bot may (``--allow-package``, normalised).
     packages: tuple[str, ...] = ()
     _games_cache: list[ScheduledGame] = field(default_factory=list, compare=False, repr=False)

@@ -22,13 +22,22 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena import BotFiles, BotFilesError, BotLimits, BotSpec, check_name, read_bot
+from arena import (
+    ArenaOptions,
+    BotFiles,
+    BotFilesError,
+    BotLimits,
+    BotSpec,
+    check_name,
+    read_bot,
+)
 from engine import Variant
 from tournaments.checks import (
     RequestError,
+    api_options,
     check_bots,
-    check_move_time,
     check_packages,
+    check_values,
     check_variants,
 )
 from tournaments.evidence import DealEvidence
@@ -278,14 +287,18 @@ def add_files(store: LeagueStore, specs: Sequence[BotSpec], author: str | None
 
 # ---------------------------------------------------------------------- requests
 def new_league(directory: Path, *, players: Sequence[int] = (), seed: int | None = None,
-               move_time: float = 1.0, variant: Sequence[str] = (),
-               packages: Sequence[str] = (), bot_limits: BotLimits | None = None
+               move_time: float | None = None, variant: Sequence[str] = (),
+               packages: Sequence[str] | None = None, bot_limits: BotLimits | None = None,
+               options: ArenaOptions | None = None
                ) -> tuple[LeagueConfig, tuple[AllowedPackage, ...]]:
     """Create an empty league in ``directory`` (``arena league new``): its config and what its
-    bots may import. :class:`RequestError` (one line) for a bad value, ``StoreError`` for a
-    folder that holds anything else."""
+    bots may import. The league keeps the options every game shares (move time, packages,
+    bot limits: ``options``' or the arguments given). :class:`RequestError` (one line) for a
+    bad value, ``StoreError`` for a folder that holds anything else."""
     chosen = check_variants(variant)
-    extra, allowed = check_packages(packages)
+    wanted = check_values(api_options(options, move_time=move_time, packages=packages,
+                                      bot_limits=bot_limits))
+    extra, allowed = check_packages(wanted.packages)
     dummy = Variant.TWO_PLAYER_DUMMY in chosen
     sizes = tuple(sorted(set(players or [2 if dummy else DEFAULT_PLAYERS])))
     for n in sizes:
@@ -294,8 +307,8 @@ def new_league(directory: Path, *, players: Sequence[int] = (), seed: int | None
     if dummy and sizes != (2,):
         raise RequestError("--variant two-player-dummy needs --players 2")
     config = LeagueConfig(players=sizes, seed=league_random_seed() if seed is None else seed,
-                          variant=chosen, move_time=check_move_time(move_time), packages=extra,
-                          bot_limits=bot_limits or BotLimits())
+                          variant=chosen, move_time=wanted.move_time, packages=extra,
+                          bot_limits=wanted.bot_limits)
     with LeagueStore.create(directory, config) as store:
         store.set_packages(allowed)
     return config, allowed

@@ -5,10 +5,9 @@ variants, move time), the packages bots may import besides numpy, and how big a 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field, replace
 
-from arena import ArenaOptions, BotLimits, SandboxMode, tournament_secret
+from arena import ArenaOptions, BotLimits, tournament_secret
 from engine import Variant, parse_variants
 from tournaments.config import json_int, json_list, json_number
 
@@ -24,7 +23,7 @@ class LeagueConfig:
     #: The league's secret while it can play (INTERFACES.md): left out of the repr.
     seed: int = field(default=0, repr=False)
     variant: tuple[Variant, ...] = ()
-    move_time: float = 1.0
+    move_time: float = ArenaOptions().move_time
     packages: tuple[str, ...] = ()
     bot_limits: BotLimits = BotLimits()
 
@@ -32,12 +31,12 @@ class LeagueConfig:
     def variant_names(self) -> tuple[str, ...]:
         return tuple(v.value for v in self.variant)
 
-    def arena_options(self, *, sandbox: SandboxMode, log_dir: Path | None,
-                      memory_mb: int = 1024) -> ArenaOptions:
-        """How the arena runs the league's bots here (the secret derived from the seed)."""
-        return ArenaOptions(move_time=self.move_time, sandbox=sandbox, memory_mb=memory_mb,
-                            log_dir=log_dir, secret=tournament_secret(self.seed),
-                            packages=self.packages, bot_limits=self.bot_limits)
+    def arena_options(self, host: ArenaOptions) -> ArenaOptions:
+        """How the arena runs the league's bots here: ``host``'s options (those a run gives:
+        the sandbox, memory, ...) with the league's own (move time, packages, limits) and the
+        secret derived from its seed."""
+        return replace(host, move_time=self.move_time, packages=self.packages,
+                       bot_limits=self.bot_limits, secret=tournament_secret(self.seed))
 
     def to_json(self) -> dict[str, object]:
         return {"players": list(self.players), "seed": self.seed,

@@ -4,28 +4,20 @@
 stored identity of the tournament (:meth:`RunSettings.config`, with the bots' digests and the
 packages asked for), the packages bots may import here (:meth:`RunSettings.allowed_packages`)
 and the arena's options (:meth:`RunSettings.arena_options`, with the secret derived from the
-seed), so the seed, the bots' paths, the move time, the packages and the limits on a bot's
-files travel typed from the user to the bot process.
+seed), so the seed, the bots' paths and the one options value (move time, packages, the
+limits on a bot's files, ...) travel typed from the user to the bot process.
 """
 
 from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from arena import (
-    ArenaOptions,
-    BotFiles,
-    BotLimits,
-    BotSpec,
-    SandboxMode,
-    read_bot,
-    tournament_secret,
-)
+from arena import ArenaOptions, BotFiles, BotSpec, read_bot, tournament_secret
 from engine import Variant
-from tournaments.checks import check_memory, check_move_time
+from tournaments.checks import check_values
 from tournaments.config import BotEntry, TournamentConfig
 from tournaments.packages import AllowedPackage, PackageError, allowed_packages, package_names
 from tournaments.schedule import ScheduleKind, default_cycles
@@ -75,35 +67,27 @@ class RunSettings:
     schedule: ScheduleKind = ScheduleKind.ROUND_ROBIN
     games: int | None = None
     variant: tuple[Variant, ...] = ()
-    move_time: float = 1.0
-    sandbox: SandboxMode = SandboxMode.AUTO
-    memory_mb: int = 1024
-    log_dir: Path | None = None
-    #: Packages bots may import besides the standard library, engine and numpy (normalised).
-    packages: tuple[str, ...] = ()
-    bot_limits: BotLimits = BotLimits()
+    #: How bots are run: checked, packages normalised, no secret yet (:meth:`arena_options`).
+    options: ArenaOptions = ArenaOptions()
 
     @classmethod
     def create(cls, bots: Sequence[BotSpec], *, players: Sequence[int] = (),
                cycles: int | None = None, seed: int | None = None,
                schedule: ScheduleKind = ScheduleKind.ROUND_ROBIN, games: int | None = None,
-               variant: Sequence[Variant] = (), move_time: float = 1.0,
-               sandbox: SandboxMode = SandboxMode.AUTO, memory_mb: int = 1024,
-               log_dir: Path | None = None, packages: Sequence[str] = (),
-               bot_limits: BotLimits | None = None) -> RunSettings:
+               variant: Sequence[Variant] = (), options: ArenaOptions | None = None
+               ) -> RunSettings:
         """Settings with the defaults filled in and checked; :class:`SettingsError` (or
-        :class:`tournaments.checks.RequestError` for the move time and memory) if bad
-        (``packages`` are checked by :meth:`allowed_packages`).
+        :class:`tournaments.checks.RequestError` for an option's value) if bad (the packages
+        are checked by :meth:`allowed_packages`).
 
         Defaults: tables of min(4, bots) seats (2 with the dummy variant), enough cycles for
         every bot to play about 100 games (one with ``--schedule random``), a random seed.
         """
-        check_move_time(move_time)
-        check_memory(memory_mb)
+        options = check_values(options or ArenaOptions())
         if len(bots) < 2:
             raise SettingsError(f"a tournament needs at least 2 bots, got {len(bots)}")
         try:
-            names = package_names(packages)
+            names = package_names(options.packages)
         except PackageError as err:
             raise SettingsError(str(err)) from None
         dummy = Variant.TWO_PLAYER_DUMMY in variant
@@ -115,32 +99,29 @@ class RunSettings:
                       else default_cycles(len(bots), list(sizes)))
         return cls(bots=tuple(bots), players=sizes, cycles=cycles,
                    seed=random_seed() if seed is None else seed, schedule=schedule,
-                   games=games, variant=tuple(variant), move_time=move_time,
-                   sandbox=sandbox, memory_mb=memory_mb, log_dir=log_dir,
-                   packages=names, bot_limits=bot_limits or BotLimits())
+                   games=games, variant=tuple(variant),
+                   options=replace(options, packages=names, secret=None))
 
     def config(self) -> TournamentConfig:
         """The tournament's stored identity: reads each bot (file, folder or archive) for its
         digest; ``arena.pool.BotFilesError`` (one line) for a bot that cannot be used."""
-        entries = tuple(bot_entry(b.name, read_bot(b.path, limits=self.bot_limits))
+        entries = tuple(bot_entry(b.name, read_bot(b.path, limits=self.options.bot_limits))
                         for b in self.bots)
         return TournamentConfig(bots=entries, players=self.players, cycles=self.cycles,
                                 seed=self.seed, schedule=self.schedule, games=self.games,
-                                variant=self.variant, move_time=self.move_time,
-                                packages=self.packages)
+                                variant=self.variant, move_time=self.options.move_time,
+                                packages=self.options.packages)
 
     def allowed_packages(self) -> tuple[AllowedPackage, ...]:
         """What bots may import in this run, as installed here (``PackageError`` if one is
         not)."""
-        return allowed_packages(self.packages)
+        return allowed_packages(self.options.packages)
 
     def arena_options(self, log_dir: Path | None = None) -> ArenaOptions:
-        """How the arena runs the bots; ``log_dir`` overrides :attr:`log_dir` when given."""
-        return ArenaOptions(move_time=self.move_time, sandbox=self.sandbox,
-                            memory_mb=self.memory_mb,
-                            log_dir=log_dir if log_dir is not None else self.log_dir,
-                            secret=tournament_secret(self.seed), packages=self.packages,
-                            bot_limits=self.bot_limits)
+        """How the arena runs the bots (the secret derived from the seed); ``log_dir``
+        overrides the options' when given."""
+        return replace(self.options, secret=tournament_secret(self.seed),
+                       log_dir=log_dir if log_dir is not None else self.options.log_dir)
 
 
 def bot_entry(name: str, files: BotFiles) -> BotEntry:

@@ -14,12 +14,13 @@ class Budget:
     Every pick gets ``move_time`` (exactly ``obs.time_limit``) plus ``grace`` for the round trip
     and the process being woken; ``new_game``/``resume_game`` and ``end_game`` get the same as a
     pick; loading the bot (and booting its sandbox) gets ``startup_time``. The clock of a
-    request starts when it is sent.
+    request starts when it is sent. Made from the options (``ArenaOptions.budget``), where
+    the defaults are.
     """
 
-    move_time: float = 1.0
-    grace: float = 0.1
-    startup_time: float = 10.0
+    move_time: float
+    grace: float
+    startup_time: float
 
     @property
     def pick(self) -> float:

@@ -102,7 +102,7 @@ def test_nothing_a_participant_can_fetch_predicts_the_next_deal(season, tmp_path
     assert str(seed) not in shown and tournament_secret(seed).hex() not in shown
     with LeagueStore.open(season.folder) as store:     # nor in a log line or error showing them
         config = store.config()
-    options = config.arena_options(sandbox=SandboxMode.NONE, log_dir=None)
+    options = config.arena_options(ArenaOptions(sandbox=SandboxMode.NONE))
     assert str(seed) not in repr(config) and repr(tournament_secret(seed)) not in repr(options)
     assert ranking.tournament.seed is None and "kept secret" in shown
 

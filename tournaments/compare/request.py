@@ -18,18 +18,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from arena import (
-    ArenaOptions,
-    BotLimits,
-    BotPool,
-    BotSpec,
-    SandboxMode,
-    tournament_secret,
-    usable_cores,
-)
+from arena import ArenaOptions, BotLimits, BotPool, BotSpec, tournament_secret, usable_cores
 from engine import Variant
 from tournaments.checks import (
     RequestError,
+    api_options,
     check_bots,
     check_options,
     check_runnable,
@@ -62,13 +55,9 @@ class CompareRequest:
     seed: int | None = None             #: None: drawn at random
     margin: float = 1.0                 #: points per game: the test's H1
     variant: tuple[str, ...] = ()
-    move_time: float = 1.0
-    sandbox: SandboxMode = SandboxMode.AUTO
-    memory_mb: int = 1024
-    packages: tuple[str, ...] = ()
-    bot_limits: BotLimits = BotLimits()
+    #: How bots are run, as given (as for a tournament's request); the seed's secret is added.
+    options: ArenaOptions = ArenaOptions()
     workers: int | None = None          #: None: one per core
-    log_dir: Path | None = None         #: each bot's output, when given
 
 
 @dataclass(frozen=True)
@@ -123,7 +112,8 @@ def _unique(specs: Sequence[BotSpec]) -> list[BotSpec]:
     return unique
 
 
-def _matchup(request: CompareRequest, variant: tuple[Variant, ...]) -> Matchup:
+def _matchup(request: CompareRequest, variant: tuple[Variant, ...], limits: BotLimits
+             ) -> Matchup:
     players = request.players
     if not 2 <= players <= 5:
         raise RequestError(f"--players must be 2 to 5, not {players}")
@@ -133,7 +123,6 @@ def _matchup(request: CompareRequest, variant: tuple[Variant, ...]) -> Matchup:
     if len(request.against) > players - 2 > 0:
         raise RequestError(f"--against: {len(request.against)} bots for the {players - 2} "
                            f"other seat(s) of a {players}-player table")
-    limits = request.bot_limits
     specs = [_one_bot(request.new, "NEW", limits), _one_bot(request.old, "OLD", limits)]
     others = [_one_bot(arg, "--against", limits)
               for arg in (request.against or (DEFAULT_AGAINST,))] if players > 2 else []
@@ -149,17 +138,14 @@ def prepare_compare(request: CompareRequest) -> PreparedCompare:
     first problem. The seed of ``random`` in the bots derives from the seed, drawn when none
     is given, so the seed shown repeats the run."""
     seed = secrets.randbits(31) if request.seed is None else request.seed
-    options = check_options(
-        move_time=request.move_time, sandbox=request.sandbox, memory_mb=request.memory_mb,
-        packages=request.packages, log_dir=request.log_dir, bot_limits=request.bot_limits,
-        secret=tournament_secret(seed))
+    options = replace(check_options(request.options), secret=tournament_secret(seed))
     check_runnable(options)
     variant = check_variants(request.variant)
     try:
         settings = SprtSettings(margin=request.margin)
     except ValueError as err:
         raise RequestError(f"--margin: {err}") from None
-    matchup = _matchup(request, variant)
+    matchup = _matchup(request, variant, options.bot_limits)
     per_deal = matchup.games_per_deal
     if request.max_games < per_deal:
         raise RequestError(f"--max-games must be at least {per_deal} (one deal: {per_deal} "
@@ -179,12 +165,14 @@ def prepare_compare(request: CompareRequest) -> PreparedCompare:
 def compare_bots(new: str | Path, old: str | Path, *, players: int = 2,
                  against: Sequence[str | Path] = (), max_games: int = DEFAULT_MAX_GAMES,
                  seed: int | None = None, margin: float = 1.0, variant: Sequence[str] = (),
-                 move_time: float = 1.0, sandbox: str = "auto", packages: Sequence[str] = (),
-                 workers: int | None = None) -> Comparison:
+                 move_time: float | None = None, sandbox: str | None = None,
+                 packages: Sequence[str] | None = None, workers: int | None = None,
+                 options: ArenaOptions | None = None) -> Comparison:
     """Compare ``new`` with ``old`` as ``arena compare`` does; the finished comparison
-    (``.verdict``, ``.score_difference()``, ``.place_difference()``, ``.games``)."""
+    (``.verdict``, ``.score_difference()``, ``.place_difference()``, ``.games``).
+    ``options``: how bots are run (the arguments given override its fields)."""
     return prepare_compare(CompareRequest(
         str(new), str(old), players=players, against=tuple(str(a) for a in against),
         max_games=max_games, seed=seed, margin=margin, variant=tuple(variant),
-        move_time=move_time, sandbox=SandboxMode(sandbox), packages=tuple(packages),
-        workers=workers)).run()
+        options=api_options(options, move_time=move_time, sandbox=sandbox,
+                            packages=packages), workers=workers)).run()
