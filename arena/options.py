@@ -85,7 +85,7 @@ class ArenaOptions:
     grace: float = _option(0.1, SetBy.ARENA)
     #: CPU seconds a bot process may use before the kernel kills it (a backstop; every
     #: process serves one game). None: :attr:`cpu_seconds`'s default, 60 + 100 * move_time.
-    cpu_limit: int | None = _option(None, SetBy.ARENA)
+    cpu_limit: int | None = _option(None, SetBy.HOST, "--cpu-limit", _at_least(1))
     #: The secret the seeds of ``random`` in bot processes derive from (with the game's seed
     #: and the seat): a tournament derives it from its own seed, so its games replay the same
     #: way; None draws a fresh one. Never sent to a bot, and left out of the options' repr (so

@@ -21,9 +21,9 @@ import typer
 from arena import MIN_MEMORY_MB, ArenaOptions, BotLimits, SandboxMode, SetBy
 from engine import Variant
 
-__all__ = ["DEFAULTS", "FLAGS", "Flag", "MaxBotFilesOption", "MaxBotMbOption", "MemoryOption",
-           "MoveTimeOption", "PackageOption", "SandboxOption", "VariantOption", "bot_limits",
-           "takes_options"]
+__all__ = ["DEFAULTS", "FLAGS", "CpuLimitOption", "Flag", "MaxBotFilesOption", "MaxBotMbOption",
+           "MemoryOption", "MoveTimeOption", "PackageOption", "SandboxOption", "VariantOption",
+           "bot_limits", "takes_options"]
 
 #: Every option's default (declared once, in :class:`arena.ArenaOptions`).
 DEFAULTS = ArenaOptions()
@@ -48,6 +48,11 @@ MaxBotMbOption = Annotated[int | None, typer.Option(
 MaxBotFilesOption = Annotated[int | None, typer.Option(
     "--max-bot-files", min=1, max=65536, help=f"The most files a bot folder may hold. Default: "
     f"{BotLimits.max_files}.", show_default=False, metavar="N")]
+
+CpuLimitOption = Annotated[int | None, typer.Option(
+    "--cpu-limit", min=1, help="CPU seconds each bot process may use (one process per game; "
+    "past them the kernel kills it: a crash fault). Default: 60 + 100 times the move time.",
+    show_default=False, metavar="SECONDS")]
 
 
 def bot_limits(max_mb: int | None, max_files: int | None,
@@ -87,6 +92,7 @@ FLAGS: tuple[Flag, ...] = (
          lambda names: tuple(names or ())),
     Flag("bot_limits", (_param("max_bot_mb", MaxBotMbOption, None),
                         _param("max_bot_files", MaxBotFilesOption, None)), bot_limits),
+    Flag("cpu_limit", (_param("cpu_limit", CpuLimitOption, DEFAULTS.cpu_limit),)),
 )
 
 
