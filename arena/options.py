@@ -14,7 +14,11 @@ nests one :class:`ArenaOptions` rather than copying its fields. Each field says 
 
 Adding an option is a field here (with its ``SetBy`` and check), its flag in
 :mod:`cli.options`, and a line in the docs; every command that takes options of its kind
-takes it, and every request carries it to the pool.
+takes it, and every request carries it to the pool (``--cpu-limit`` was added so). An option
+of the competition that must also be stored with it (as the move time and the packages are)
+is named besides in the stored records' formats: ``tournaments.config.TournamentConfig`` (a
+tournament's identity) and ``tournaments.league_config.LeagueConfig`` (a league's settings),
+whose JSON older runs wrote.
 """
 
 from __future__ import annotations
@@ -61,10 +65,12 @@ def _at_least(low: int) -> Check:
     return check
 
 
-def _option(default: Any, by: SetBy, flag: str | None = None, check: Check | None = None
-            ) -> Any:
-    """A field of :class:`ArenaOptions`: its default, who sets it, its flag and its check."""
-    return field(default=default, metadata={"by": by, "flag": flag, "check": check})
+def _option(default: Any, by: SetBy, flag: str | None = None, check: Check | None = None,
+            *, shown: bool = True) -> Any:
+    """A field of :class:`ArenaOptions`: its default, who sets it, its flag and its check
+    (``shown``: in the repr)."""
+    return field(default=default, repr=shown,
+                 metadata={"by": by, "flag": flag, "check": check})
 
 
 @dataclass(frozen=True)
@@ -90,8 +96,7 @@ class ArenaOptions:
     #: and the seat): a tournament derives it from its own seed, so its games replay the same
     #: way; None draws a fresh one. Never sent to a bot, and left out of the options' repr (so
     #: no log line or error that shows them shows it).
-    secret: bytes | None = field(default=None, repr=False,
-                                 metadata={"by": SetBy.ARENA, "flag": None, "check": None})
+    secret: bytes | None = _option(None, SetBy.ARENA, shown=False)
     #: Fork runners from one zygote sandbox (fast) rather than boot a sandbox for each.
     zygote: bool = _option(True, SetBy.ARENA)
     #: Installed packages bots may import besides the standard library, ``engine`` and
