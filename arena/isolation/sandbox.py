@@ -42,9 +42,8 @@ from arena.isolation.bwrap import (
     probe_bwrap,
     python_paths,
 )
+from arena.isolation.cgroups import BotCgroup, CgroupError, CgroupSupport, detect
 from arena.isolation.cgroups import create as create_cgroup
-from arena.isolation.cgroups.cgroup import BotCgroup, CgroupError
-from arena.isolation.cgroups.host import CgroupSupport, detect
 from arena.isolation.image import (
     DEFAULT_PACKAGES,
     ImageSpec,

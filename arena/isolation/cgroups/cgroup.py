@@ -5,7 +5,7 @@ buffers, page tables and child processes. A memory cgroup charges all of those, 
 process of a bot together, and a pids cgroup bounds how many processes and threads it has. A
 :class:`BotCgroup` is one such cgroup, v1 (one directory per controller,
 :mod:`~arena.isolation.cgroups.v1`) or v2 (one directory, :mod:`~arena.isolation.cgroups.v2`),
-created with its limits under the folder :func:`arena.isolation.cgroups.host.detect`
+created with its limits under the folder :func:`arena.isolation.cgroups.support.detect`
 prepared, frozen and thawed between a bot's turns, killed whole, and removed once empty;
 :func:`cleanup_stale` removes what crashed runs left behind.
 """
@@ -19,16 +19,10 @@ import os
 import signal
 import time
 
-from arena.isolation.cgroups.files import (
-    SELF_NAME,
-    read_file,
-    read_pids,
-    why,
-    write_file,
-)
-from arena.isolation.cgroups.host import CgroupSupport, detect
+from arena.isolation.cgroups.cgroupfs import read_file, read_pids, why, write_file
+from arena.isolation.cgroups.support import CgroupSupport, detect
 
-__all__ = ["CPU_PERIOD_US", "BotCgroup", "CgroupError", "check_name", "cleanup_stale", "track"]
+__all__ = ["CPU_PERIOD_US", "BotCgroup", "CgroupError", "cleanup_stale", "track"]
 
 log = logging.getLogger(__name__)
 
@@ -58,19 +52,6 @@ class CgroupError(RuntimeError):
 
 #: (folder, name) of the bot cgroups this process created and has not removed.
 _live: set[tuple[str, str]] = set()
-
-
-def check_name(name: str) -> None:
-    """Refuse a name that is not one plain folder name."""
-    if (
-        not name
-        or "/" in name
-        or ".." in name
-        or "\0" in name
-        or name in (".", SELF_NAME)
-        or len(name) > 200
-    ):
-        raise CgroupError(f"invalid cgroup name {name!r}")
 
 
 class BotCgroup:
