@@ -127,29 +127,14 @@ class Sandbox:
         self.host = probe(self.settings)
         #: The bubblewrap binary this sandbox runs.
         self.bwrap = self.host.bwrap
+        # What the runtime reads, from the two values above (both frozen).
+        self.sandboxed = self.settings.sandboxed
+        self.memory_mb = memory_mb
+        self.python = self.host.python
+        self.seccomp_on = self.host.seccomp_on
         #: The arena's code and the image's listing, for this sandbox's packages and view.
         self.library = Library(packages, sandboxed=self.sandboxed,
                                host_view=view == FileView.HOST, devices=DEVICES)
-
-    @property
-    def sandboxed(self) -> bool:
-        """Bots run in a bubblewrap sandbox (not ``--sandbox none``)."""
-        return self.settings.sandboxed
-
-    @property
-    def memory_mb(self) -> int:
-        """The memory a bot process may use."""
-        return self.settings.memory_mb
-
-    @property
-    def python(self) -> str:
-        """The interpreter bot processes run."""
-        return self.host.python
-
-    @property
-    def seccomp_on(self) -> bool:
-        """Whether bot processes run under the seccomp filter."""
-        return self.host.seccomp_on
 
     def limits(self) -> dict[str, int]:
         """Resource limits the runner applies before the bot's code runs."""
