@@ -140,7 +140,8 @@ def test_code_inside_the_sandbox_imports_only_the_standard_library_and_engine() 
 
 #: Folders whose ``__init__`` docstring has a "May import:" line (issue 33: every folder's line
 #: is enforced, not only the packages').
-FOLDERS = ("arena.game", "arena.inside", "arena.isolation", "arena.runtime", "arena.tools",
+FOLDERS = ("arena.game", "arena.inside", "arena.isolation.cgroups", "arena.isolation",
+           "arena.runtime", "arena.tools",
            "tournaments.compare", "tournaments.executors", "tournaments.store")
 #: A reference in a "May import:" line: :mod:`x` or ``x``.
 _REFERENCE = re.compile(r":mod:`~?([\w.]+)`|``([\w.]+)``")
