@@ -30,7 +30,7 @@ if str(ROOT) not in sys.path:
 
 from arena import ArenaOptions, BotPool, LocalSlots  # noqa: E402
 from arena.isolation.cgroups import create as create_cgroup  # noqa: E402
-from arena.isolation.cgroups.host import detect  # noqa: E402
+from arena.isolation.cgroups import detect  # noqa: E402
 from arena.isolation.uids import claim_uid  # noqa: E402
 from arena.runtime.job import Stage  # noqa: E402
 from arena.runtime.process import BotProcess  # noqa: E402

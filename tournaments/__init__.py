@@ -29,190 +29,57 @@ Inside, by responsibility:
 - :mod:`tournaments.compare` — ``arena compare``: two versions of a bot on duplicate deals,
   until a sequential test decides (``compare_bots``, ``prepare_compare``).
 
-Bot processes are ``arena``'s business: this package only calls ``arena``'s public API.
-Names are imported on first use (PEP 562).
+Bot processes are ``arena``'s business: this package only calls ``arena``'s public API. Names
+are imported on first use (PEP 562). Each is listed once, in :data:`_EXPORTS`
+(:mod:`engine.facade`); type checkers read the same names from ``__init__.pyi``, written from it
+by tests/test_facades.py.
 """
 
 from __future__ import annotations
 
-import importlib
+from engine.facade import lazy
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
-    from tournaments.api import (
-        PlayRequest,
-        PreparedGame,
-        PreparedTournament,
-        TournamentRequest,
-        play_game,
-        prepare_game,
-        prepare_tournament,
-        run_tournament,
-    )
-    from tournaments.checks import (
-        RequestError,
-        check_bots,
-        check_memory,
-        check_options,
-        check_packages,
-        check_runnable,
-        check_values,
-    )
-    from tournaments.compare.comparison import Comparison
-    from tournaments.compare.deals import CompareError
-    from tournaments.compare.report import (
-        comparison_design,
-        comparison_progress,
-        comparison_summary,
-    )
-    from tournaments.compare.request import (
-        DEFAULT_AGAINST,
-        DEFAULT_MAX_GAMES,
-        CompareRequest,
-        PreparedCompare,
-        compare_bots,
-        prepare_compare,
-    )
-    from tournaments.compare.sprt import Verdict
-    from tournaments.config import FileList, TournamentConfig
-    from tournaments.evidence import Margin
-    from tournaments.executors.executor import Executor, GameOutcome, GameRequest, RunError
-    from tournaments.executors.kinds import ExecutorKind, check_executor, make_executor
-    from tournaments.executors.local import LastingExecutor, LocalExecutor
-    from tournaments.executors.ray import RayExecutor, RayUnavailable
-    from tournaments.fairness import SITUATIONS, core_share
-    from tournaments.final import create_final, final_ranking, play_final, round_robin_games
-    from tournaments.league import (
-        DEFAULT_CONFIDENCE,
-        BatchReport,
-        LeagueError,
-        add_to_league,
-        new_league,
-        play_batch,
-    )
-    from tournaments.league_config import LeagueConfig
-    from tournaments.packages import AllowedPackage, packages_text
-    from tournaments.progress import ProgressView, format_duration, make_progress
-    from tournaments.ranking import (
-        CONFIDENCE_NOTE,
-        MARGIN_NOTE,
-        BotRow,
-        Ranking,
-        confidence_text,
-        margin_text,
-        ranking_json,
-    )
-    from tournaments.rating import RatingPoint
-    from tournaments.report import (
-        core_share_warning,
-        ranking_csv,
-        ranking_markdown,
-        ranking_table,
-        write_rankings,
-    )
-    from tournaments.schedule import GAMES_PER_BOT, ScheduleKind
-    from tournaments.seating import authors, seating_problem, seating_rule
-    from tournaments.settings import DEFAULT_PLAYERS, league_random_seed, random_seed, weak_seed
-    from tournaments.stopping import Decision, PairDecision
-    from tournaments.store.backup import Backup, backup_league, restore_league
-    from tournaments.store.entries import Entry
-    from tournaments.store.final import FinalSchedule, FinalState, final_state
-    from tournaments.store.league import FINAL_DIR, LeagueStore, is_league
-    from tournaments.store.results import GameStore, open_store, rank_directory, stored_kind
-    from tournaments.store.tournament import TournamentStore
-    from tournaments.stored import StoredGame, StoreError
-    from tournaments.tournament import LOG_NAME, Plan
-
-#: Each public name and the module it comes from.
-_EXPORTS: dict[str, str] = {
-    **dict.fromkeys(("PlayRequest", "PreparedGame", "PreparedTournament", "TournamentRequest",
-                     "play_game", "prepare_game", "prepare_tournament", "run_tournament"),
-                    "tournaments.api"),
-    **dict.fromkeys(("MIN_MEMORY_MB", "RequestError", "check_bots", "check_memory",
-                     "check_options", "check_packages", "check_runnable", "check_values"),
-                    "tournaments.checks"),
-    "Comparison": "tournaments.compare.comparison",
-    "CompareError": "tournaments.compare.deals",
-    **dict.fromkeys(("comparison_design", "comparison_progress", "comparison_summary"),
-                    "tournaments.compare.report"),
-    **dict.fromkeys(("DEFAULT_AGAINST", "DEFAULT_MAX_GAMES", "CompareRequest",
-                     "PreparedCompare", "compare_bots", "prepare_compare"),
-                    "tournaments.compare.request"),
-    "Verdict": "tournaments.compare.sprt",
-    **dict.fromkeys(("FileList", "TournamentConfig"), "tournaments.config"),
-    **dict.fromkeys(("Executor", "GameOutcome", "GameRequest", "RunError"),
-                    "tournaments.executors.executor"),
-    **dict.fromkeys(("ExecutorKind", "check_executor", "make_executor"),
-                    "tournaments.executors.kinds"),
-    **dict.fromkeys(("LastingExecutor", "LocalExecutor"), "tournaments.executors.local"),
-    **dict.fromkeys(("RayExecutor", "RayUnavailable"), "tournaments.executors.ray"),
-    **dict.fromkeys(("SITUATIONS", "core_share"), "tournaments.fairness"),
-    **dict.fromkeys(("create_final", "final_ranking", "play_final", "round_robin_games"),
-                    "tournaments.final"),
-    **dict.fromkeys(("FinalSchedule", "FinalState", "final_state"), "tournaments.store.final"),
-    **dict.fromkeys(("DEFAULT_CONFIDENCE", "BatchReport", "LeagueError", "add_to_league",
-                     "new_league", "play_batch"), "tournaments.league"),
-    "LeagueConfig": "tournaments.league_config",
-    **dict.fromkeys(("AllowedPackage", "packages_text"), "tournaments.packages"),
-    **dict.fromkeys(("ProgressView", "format_duration", "make_progress"),
-                    "tournaments.progress"),
-    "Margin": "tournaments.evidence",
-    **dict.fromkeys(("CONFIDENCE_NOTE", "MARGIN_NOTE", "BotRow", "Ranking", "confidence_text",
-                     "margin_text", "ranking_json"), "tournaments.ranking"),
-    "RatingPoint": "tournaments.rating",
-    **dict.fromkeys(("core_share_warning", "ranking_csv", "ranking_markdown", "ranking_table",
-                     "write_rankings"), "tournaments.report"),
-    **dict.fromkeys(("GAMES_PER_BOT", "ScheduleKind"), "tournaments.schedule"),
-    **dict.fromkeys(("authors", "seating_problem", "seating_rule"), "tournaments.seating"),
-    **dict.fromkeys(("DEFAULT_PLAYERS", "league_random_seed", "random_seed", "weak_seed"),
-                    "tournaments.settings"),
-    **dict.fromkeys(("Decision", "PairDecision"), "tournaments.stopping"),
-    **dict.fromkeys(("Backup", "backup_league", "restore_league"), "tournaments.store.backup"),
-    **dict.fromkeys(("StoredGame", "StoreError"), "tournaments.stored"),
-    "Entry": "tournaments.store.entries",
-    **dict.fromkeys(("FINAL_DIR", "LeagueStore", "is_league"), "tournaments.store.league"),
-    **dict.fromkeys(("GameStore", "open_store", "rank_directory", "stored_kind"),
-                    "tournaments.store.results"),
-    "TournamentStore": "tournaments.store.tournament",
-    **dict.fromkeys(("LOG_NAME", "Plan"), "tournaments.tournament"),
+#: Each public name, by the module it comes from (``name=attribute`` where they differ).
+_EXPORTS = {
+    "tournaments.api": "PlayRequest PreparedGame PreparedTournament TournamentRequest play_game "
+                       "prepare_game prepare_tournament run_tournament",
+    "tournaments.checks": "MIN_MEMORY_MB RequestError check_bots check_memory check_options "
+                          "check_packages check_runnable check_values",
+    "tournaments.compare.comparison": "Comparison",
+    "tournaments.compare.deals": "CompareError",
+    "tournaments.compare.report": "comparison_design comparison_progress comparison_summary",
+    "tournaments.compare.request": "DEFAULT_AGAINST DEFAULT_MAX_GAMES CompareRequest "
+                                   "PreparedCompare compare_bots prepare_compare",
+    "tournaments.compare.sprt": "Verdict",
+    "tournaments.config": "FileList TournamentConfig",
+    "tournaments.executors.executor": "Executor GameOutcome GameRequest RunError",
+    "tournaments.executors.kinds": "ExecutorKind check_executor make_executor",
+    "tournaments.executors.local": "LastingExecutor LocalExecutor",
+    "tournaments.executors.ray": "RayExecutor RayUnavailable",
+    "tournaments.fairness": "SITUATIONS core_share",
+    "tournaments.final": "create_final final_ranking play_final round_robin_games",
+    "tournaments.store.final": "FinalSchedule FinalState final_state",
+    "tournaments.league": "DEFAULT_CONFIDENCE BatchReport LeagueError add_to_league new_league "
+                          "play_batch",
+    "tournaments.league_config": "LeagueConfig",
+    "tournaments.packages": "AllowedPackage packages_text",
+    "tournaments.progress": "ProgressView format_duration make_progress",
+    "tournaments.evidence": "Margin",
+    "tournaments.ranking": "CONFIDENCE_NOTE MARGIN_NOTE BotRow Ranking confidence_text "
+                           "margin_text ranking_json",
+    "tournaments.rating": "RatingPoint",
+    "tournaments.report": "core_share_warning ranking_csv ranking_markdown ranking_table "
+                          "write_rankings",
+    "tournaments.schedule": "GAMES_PER_BOT ScheduleKind",
+    "tournaments.seating": "authors seating_problem seating_rule",
+    "tournaments.settings": "DEFAULT_PLAYERS league_random_seed random_seed weak_seed",
+    "tournaments.stopping": "Decision PairDecision",
+    "tournaments.store.backup": "Backup backup_league restore_league",
+    "tournaments.stored": "StoredGame StoreError",
+    "tournaments.store.entries": "Entry",
+    "tournaments.store.league": "FINAL_DIR LeagueStore is_league",
+    "tournaments.store.results": "GameStore open_store rank_directory stored_kind",
+    "tournaments.store.tournament": "TournamentStore",
+    "tournaments.tournament": "LOG_NAME Plan",
 }
-
-__all__ = [
-    "AllowedPackage", "Backup", "BatchReport", "BotRow", "CONFIDENCE_NOTE", "CompareError",
-    "CompareRequest", "Comparison", "DEFAULT_AGAINST", "DEFAULT_CONFIDENCE", "DEFAULT_MAX_GAMES",
-    "DEFAULT_PLAYERS", "Decision", "Entry", "Executor", "ExecutorKind", "FINAL_DIR", "FileList",
-    "FinalSchedule", "FinalState", "GAMES_PER_BOT", "GameOutcome", "GameRequest", "GameStore",
-    "LOG_NAME", "LastingExecutor", "LeagueConfig", "LeagueError", "LeagueStore", "LocalExecutor",
-    "MARGIN_NOTE", "MIN_MEMORY_MB", "Margin", "PairDecision", "Plan", "PlayRequest",
-    "PreparedCompare", "PreparedGame",
-    "PreparedTournament", "ProgressView", "Ranking", "RatingPoint", "RayExecutor",
-    "RayUnavailable", "RequestError", "RunError", "SITUATIONS", "ScheduleKind", "StoreError",
-    "StoredGame", "TournamentConfig", "TournamentRequest", "TournamentStore", "Verdict",
-    "add_to_league", "authors", "backup_league", "check_bots", "check_executor", "check_memory",
-    "check_options", "check_packages", "check_runnable", "check_values", "compare_bots",
-    "comparison_design",
-    "comparison_progress", "comparison_summary", "confidence_text", "core_share",
-    "core_share_warning", "create_final", "final_ranking", "final_state", "format_duration",
-    "is_league", "league_random_seed", "make_executor", "make_progress", "new_league",
-    "margin_text", "open_store", "packages_text",
-    "play_batch", "play_final", "play_game", "prepare_compare", "prepare_game",
-    "prepare_tournament", "random_seed", "rank_directory", "ranking_csv", "ranking_json",
-    "ranking_markdown", "ranking_table", "restore_league", "round_robin_games", "run_tournament",
-    "seating_problem", "seating_rule", "stored_kind", "weak_seed", "write_rankings",
-]
-
-
-def __getattr__(name: str) -> Any:
-    try:
-        module = _EXPORTS[name]
-    except KeyError:
-        raise AttributeError(f"module 'tournaments' has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__all__, __getattr__, __dir__ = lazy(__name__, _EXPORTS)

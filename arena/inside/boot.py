@@ -15,25 +15,21 @@ manifest's path, argv[2] the new root's mount point, argv[3:] the command to exe
 
 from __future__ import annotations
 
-import ctypes
 import marshal
 import os
 import platform
 import sys
 
-__all__ = ["build", "main"]
+TYPE_CHECKING = False
+if TYPE_CHECKING or __package__:  # on the host (type checks, documentation): the arena's copy
+    from arena.inside import kernel
+else:  # started as a script (``-P``: its folder is not on the path): the library's copy
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import sushi_kernel as kernel
 
-_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REMOUNT = 0x1, 0x2, 0x4, 0x8, 0x20
-_MS_NOATIME, _MS_BIND, _MS_REC, _MS_PRIVATE = 0x400, 0x1000, 0x4000, 0x40000
-_MNT_DETACH = 2
-_CLONE_NEWNS = 0x00020000
-_SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203}
+__all__ = ["build", "enter", "main", "private_namespace"]
+
 _CHUNK = 1 << 20
-
-
-def _check(result: int, what: str) -> None:
-    if result != 0:
-        raise OSError(ctypes.get_errno(), f"{what}: {os.strerror(ctypes.get_errno())}")
 
 
 def _copy(source: str, dest: str, mode: int, mtime_ns: int) -> None:
@@ -55,9 +51,7 @@ def _copy(source: str, dest: str, mode: int, mtime_ns: int) -> None:
 
 def build(manifest: dict[str, list], root: str) -> None:  # type: ignore[type-arg]
     """Mount a tmpfs at ``root`` and copy the image into it."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    _check(libc.mount(b"tmpfs", root.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV | _MS_NOATIME,
-                      b"mode=0755"), "mount the image's tmpfs")
+    kernel.mount_tmpfs(kernel.libc(), root, kernel.MS_PLAIN, "mode=0755", "mount the image's tmpfs")
     for folder in manifest["dirs"]:
         os.makedirs(root + folder, mode=0o755, exist_ok=True)
     for source, dest, mode, mtime_ns in manifest["files"]:
@@ -76,33 +70,34 @@ def private_namespace() -> None:
     """A mount namespace of this process's own user namespace (bubblewrap's
     ``--disable-userns`` leaves the sandbox in a nested one, which may not change the mounts
     it was given), every mount in it private."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    _check(libc.unshare(_CLONE_NEWNS), "unshare the mount namespace")
-    _check(libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "make mounts private")
+    libc = kernel.libc()
+    kernel.check(libc.unshare(kernel.CLONE_NEWNS), "unshare the mount namespace")
+    kernel.private_mounts(libc)
 
 
 def enter(root: str, devices: list[str]) -> None:
     """Make ``root`` the root of this mount namespace, read-only, with ``devices`` bound in
     (read-only too: a device's atime does not move)."""
-    libc = ctypes.CDLL(None, use_errno=True)
+    libc = kernel.libc()
     for device in devices:
-        target = (root + device).encode()
-        _check(libc.mount(device.encode(), target, None, _MS_BIND, None), f"bind {device}")
-        flags = _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _MS_NOSUID | _MS_NOEXEC
-        if libc.mount(None, target, None, flags | _MS_NOATIME, None) != 0:
+        target = root + device
+        kernel.check(libc.mount(device.encode(), target.encode(), None, kernel.MS_BIND, None),
+                     f"bind {device}")
+        flags = kernel.MS_NOSUID | kernel.MS_NOEXEC
+        try:
+            kernel.remount_read_only(libc, target, flags | kernel.MS_NOATIME, "")
+        except OSError:
             # A bind of a mount from a more privileged namespace keeps its atime setting;
             # read-only, it never updates atimes anyway.
-            _check(libc.mount(None, target, None, flags, None), f"remount {device} read-only")
+            kernel.remount_read_only(libc, target, flags, f"remount {device} read-only")
     old = root + "/.old-root"
     os.mkdir(old, 0o700)
-    number = _SYS_PIVOT_ROOT[platform.machine()]
-    _check(libc.syscall(number, root.encode(), old.encode()), "pivot_root")
+    number = kernel.SYS_PIVOT_ROOT[platform.machine()]
+    kernel.check(libc.syscall(number, root.encode(), old.encode()), "pivot_root")
     os.chdir("/")
-    _check(libc.umount2(b"/.old-root", _MNT_DETACH), "detach the old root")
+    kernel.check(libc.umount2(b"/.old-root", kernel.MNT_DETACH), "detach the old root")
     os.rmdir("/.old-root")
-    _check(libc.mount(None, b"/", None,
-                      _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOATIME,
-                      None), "remount the image read-only")
+    kernel.remount_read_only(libc, "/", kernel.MS_PLAIN, "remount the image read-only")
 
 
 def main() -> None:

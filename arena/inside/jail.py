@@ -11,29 +11,18 @@ from __future__ import annotations
 import os
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:
+if TYPE_CHECKING or __package__:  # on the host (type checks, documentation): the arena's copy
     from typing import Any
+
+    from arena.inside import kernel
+else:  # in the sandbox: the library's copy, next to this file
+    import sushi_kernel as kernel
 
 __all__ = ["Jail", "confine", "drop_capabilities", "install_filter", "mount_tmp", "place",
            "read_program"]
 
-_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 0x1, 0x2, 0x4, 0x8
-_MS_REMOUNT, _MS_NOATIME, _MS_BIND = 0x20, 0x400, 0x1000
-_PR_SET_NO_NEW_PRIVS, _PR_CAPBSET_DROP = 38, 24
-_SYS_SECCOMP = {"x86_64": 317, "aarch64": 277, "riscv64": 277, "ppc64le": 358}
-
-
-def _libc() -> Any:
-    import ctypes
-
-    return ctypes.CDLL(None, use_errno=True)
-
-
-def _check(result: int, what: str) -> None:
-    if result != 0:
-        import ctypes
-
-        raise OSError(ctypes.get_errno(), f"{what} failed")
+#: The bot's folder: no devices, no set-uid, nothing executed from it, no atimes.
+_BOT_FOLDER = kernel.MS_PLAIN | kernel.MS_NOEXEC
 
 
 class Jail:
@@ -54,7 +43,7 @@ class Jail:
             limits["RLIMIT_AS"] += max(0, int(address_base))
         confine({**self.config, "limits": limits})
         if self.mount:
-            libc = _libc()
+            libc = kernel.libc()
             drop_capabilities(libc)
             if self.program:
                 install_filter(libc, self.program)
@@ -65,11 +54,11 @@ def drop_capabilities(libc: Any) -> None:
     import ctypes
 
     for cap in range(64):
-        if libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 and ctypes.get_errno() == 22:
+        if libc.prctl(kernel.PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 and ctypes.get_errno() == 22:
             break  # EINVAL: past the last capability
     header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this thread
     data = (ctypes.c_uint32 * 6)()
-    _check(libc.capset(header, data), "capset")
+    kernel.check(libc.capset(header, data), "capset")
 
 
 def install_filter(libc: Any, program: bytes) -> None:
@@ -83,9 +72,9 @@ def install_filter(libc: Any, program: bytes) -> None:
 
     buffer = ctypes.create_string_buffer(program, len(program))
     prog = Prog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
-    _check(libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
-    number = _SYS_SECCOMP[platform.machine()]
-    _check(libc.syscall(number, 1, 0, ctypes.byref(prog)), "seccomp")
+    kernel.check(libc.prctl(kernel.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    number = kernel.SYS_SECCOMP[platform.machine()]
+    kernel.check(libc.syscall(number, 1, 0, ctypes.byref(prog)), "seccomp")
 
 
 def read_program(fd: int | None) -> bytes:
@@ -121,10 +110,8 @@ def confine(config: dict[str, Any]) -> None:
 
 def mount_tmp(tmp_bytes: int) -> None:
     """A fresh, private tmpfs of ``tmp_bytes`` at ``/tmp``, the working directory."""
-    libc = _libc()
-    options = f"size={tmp_bytes},mode=1777".encode()
-    _check(libc.mount(b"tmpfs", b"/tmp", b"tmpfs", _MS_NOSUID | _MS_NODEV | _MS_NOATIME,
-                      options), "mount /tmp")
+    kernel.mount_tmpfs(kernel.libc(), "/tmp", kernel.MS_PLAIN, f"size={tmp_bytes},mode=1777",
+                       "mount /tmp")
     os.chdir("/tmp")
 
 
@@ -133,11 +120,8 @@ def place(folder: str, files: list[tuple[str, bytes]], *, mount: bool) -> None:
     tmpfs mounted there and then made read-only; without, into a plain folder."""
     if mount:
         size = sum(len(data) for _, data in files) + (len(files) + 16) * 4096
-        libc = _libc()
-        options = f"size={size},nr_inodes={2 * len(files) + 64},mode=0755".encode()
-        _check(libc.mount(b"tmpfs", folder.encode(), b"tmpfs",
-                          _MS_NOSUID | _MS_NODEV | _MS_NOEXEC | _MS_NOATIME, options),
-               "mount the bot's folder")
+        options = f"size={size},nr_inodes={2 * len(files) + 64},mode=0755"
+        kernel.mount_tmpfs(kernel.libc(), folder, _BOT_FOLDER, options, "mount the bot's folder")
     for path, data in files:
         target = f"{folder}/{path}"
         os.makedirs(os.path.dirname(target) or ".", mode=0o755, exist_ok=True)
@@ -149,7 +133,5 @@ def place(folder: str, files: list[tuple[str, bytes]], *, mount: bool) -> None:
         finally:
             os.close(fd)
     if mount:
-        _check(_libc().mount(None, folder.encode(), None,
-                             _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _MS_NOSUID | _MS_NODEV
-                             | _MS_NOEXEC | _MS_NOATIME, None),
-               "make the bot's folder read-only")
+        kernel.remount_read_only(kernel.libc(), folder, _BOT_FOLDER,
+                                 "make the bot's folder read-only")

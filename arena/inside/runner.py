@@ -34,7 +34,7 @@ else:  # in the sandbox: the library's copy, next to this file
     import sushi_jail
 
 __all__ = ["FACTS", "BOT_DIR", "Runner", "configure", "describe", "main", "pick_reply",
-           "read_config", "seed_randomness", "to_json"]
+           "preload", "read_config", "seed_randomness", "start", "to_json"]
 
 #: What the arena tells the runner at its start (:func:`configure`): the longest name sent
 #: back as a pick, the traceback tail sent back, the size of the private /tmp.
@@ -117,6 +117,10 @@ class Runner:
         data = self.req.read(int.from_bytes(head, "big"))
         message: dict[str, Any] = marshal.loads(data)
         return message
+
+    def hello(self) -> None:
+        """Say the runner is ready for ``load``: the first line the arena reads from it."""
+        self.send({"id": 0, "hello": True})
 
     def send(self, message: dict[str, Any]) -> None:
         data = (to_json(message) + "\n").encode("utf-8", "backslashreplace")
@@ -257,6 +261,35 @@ def read_config(text: str) -> dict[str, Any]:
     return value
 
 
+def start(argv: list[str]) -> dict[str, Any]:
+    """The start both entry points share (the runner's and the zygote's): the arena's
+    configuration read from ``argv[1]`` (a Python literal), its facts taken (:data:`FACTS`),
+    the library and the allowed packages put first on ``sys.path``."""
+    config = read_config(argv[1])
+    configure(config["facts"])
+    paths = [config["lib"], *config.get("packages", ())]
+    sys.path[:] = paths + [p for p in sys.path if p not in paths]
+    return config
+
+
+def preload(modules: list[str]) -> list[str]:
+    """Import what every bot process uses before any bot's code runs: ``random`` (seeded
+    before the bot's code runs), ``engine``'s observations (so the bot cannot shadow them) and
+    ``modules`` (the allowed packages, so that no game pays for their import); why each module
+    that could not be imported failed (a bot importing it will see the error)."""
+    import random  # noqa: F401
+
+    from engine import Observation  # noqa: F401
+
+    failed = []
+    for module in modules:
+        try:
+            __import__(module)
+        except Exception as err:  # noqa: BLE001
+            failed.append(f"cannot preload {module}: {err!r}")
+    return failed
+
+
 def main() -> None:
     """Entry point: ``python runner.py CONFIG`` (CONFIG: a Python literal, from the arena).
 
@@ -264,29 +297,18 @@ def main() -> None:
     namespaces until ``load``, mounts its own ``/tmp`` and locks itself down before the bot's
     code runs; without a sandbox it applies its limits at once.
     """
-    config = read_config(sys.argv[1])
-    configure(config["facts"])
+    config = start(sys.argv)
     jail = None
     if config.get("sandboxed"):
         sushi_jail.mount_tmp(FACTS["tmp_bytes"])
         jail = sushi_jail.Jail(config, sushi_jail.read_program(config.get("seccomp")), mount=True)
     else:
         sushi_jail.confine(config)
-    paths = [config["lib"], *config.get("packages", ())]
-    sys.path[:] = paths + [p for p in sys.path if p not in paths]
-    import random  # noqa: F401  (seeded before the bot's code runs)
-
-    from engine import Observation  # noqa: F401  (before the bot, so it cannot shadow it)
-
-    for module in config.get("preload", ()):
-        try:  # noqa: SIM105 - no contextlib here (boot time)
-            __import__(module)  # as in the zygote: allowed packages load before the game
-        except Exception:  # noqa: BLE001 - a bot importing it will see the error
-            pass
+    preload(config.get("preload", []))
     runner = Runner(config["req"], config["rep"], jail)
     del config
     sys.argv[1:] = []
-    runner.send({"id": 0, "hello": True})
+    runner.hello()
     runner.serve()
 
 

@@ -27,9 +27,11 @@ if TYPE_CHECKING or __package__:  # on the host (type checks, documentation): th
     from typing import Any
 
     from arena.inside import jail as sushi_jail
+    from arena.inside import kernel
     from arena.inside import runner as sushi_runner
 else:  # in the sandbox: the library's copy, next to this file
     import sushi_jail
+    import sushi_kernel as kernel
     import sushi_runner
 
 __all__ = ["main", "zygote_main"]
@@ -39,29 +41,14 @@ __all__ = ["main", "zygote_main"]
 #: hostname), and its seccomp filter already denies every call those would isolate (sockets,
 #: SysV IPC, POSIX message queues, sethostname); a network namespace also costs ~0.7 ms to make
 #: and more to tear down (docs/security.md, "How the layers fit").
-_CLONE_FLAGS = 0x00020000 | 0x20000000  # NS PID
-_MS_REC, _MS_PRIVATE = 0x4000, 0x40000
-_PR_SET_PDEATHSIG = 1
-
-
-def _libc() -> ctypes.CDLL:
-    import ctypes
-
-    return ctypes.CDLL(None, use_errno=True)
-
-
-def _check(result: int, what: str) -> None:
-    if result != 0:
-        import ctypes
-
-        raise OSError(ctypes.get_errno(), f"{what} failed")
+_CLONE_FLAGS = kernel.CLONE_NEWNS | kernel.CLONE_NEWPID
 
 
 def _become_runner(libc: ctypes.CDLL, fds: list[int]) -> None:
     """In the forked runner: a fresh /tmp and its channel on fds 1 to 4. The lock-down
     (limits, uid, capabilities, seccomp) comes at ``load``, before the bot's code."""
-    _check(libc.prctl(_PR_SET_PDEATHSIG, 9, 0, 0, 0), "pdeathsig")
-    _check(libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "mount --make-rprivate")
+    kernel.check(libc.prctl(kernel.PR_SET_PDEATHSIG, 9, 0, 0, 0), "pdeathsig")
+    kernel.private_mounts(libc)
     sushi_jail.mount_tmp(sushi_runner.FACTS["tmp_bytes"])
     import fcntl
 
@@ -76,9 +63,9 @@ def _become_runner(libc: ctypes.CDLL, fds: list[int]) -> None:
 def _spawn(libc: ctypes.CDLL, spec: dict[str, Any], fds: list[int], program: bytes) -> None:
     """The zygote's child: new namespaces, then the runner; never returns."""
     try:
-        _check(libc.prctl(_PR_SET_PDEATHSIG, 9, 0, 0, 0), "pdeathsig")
+        kernel.check(libc.prctl(kernel.PR_SET_PDEATHSIG, 9, 0, 0, 0), "pdeathsig")
         os.setsid()  # not the zygote's process group: kill(0) must reach no other runner
-        _check(libc.unshare(_CLONE_FLAGS), "unshare")
+        kernel.check(libc.unshare(_CLONE_FLAGS), "unshare")
         pid = os.fork()
         if pid == 0:
             try:
@@ -87,7 +74,7 @@ def _spawn(libc: ctypes.CDLL, spec: dict[str, Any], fds: list[int], program: byt
                 jail = sushi_jail.Jail({"limits": spec["limits"], "uid": spec["uid"]},
                                          program, mount=True)
                 runner = sushi_runner.Runner(3, 4, jail)
-                runner.send({"id": 0, "hello": True})
+                runner.hello()
                 runner.serve()
             except BaseException as err:  # the arena reads it in the bot's log
                 _say(f"runner failed: {err!r}")
@@ -116,7 +103,7 @@ def zygote_main(config: dict[str, Any]) -> None:
     import signal
     import socket
 
-    libc = _libc()
+    libc = kernel.libc()
     program = sushi_jail.read_program(config.get("seccomp"))
     control = socket.socket(fileno=config["control"])
     wake_r, wake_w = os.pipe()
@@ -175,22 +162,14 @@ def zygote_main(config: dict[str, Any]) -> None:
 def main() -> None:
     """Entry point in the zygote's sandbox (CONFIG in argv[1]: a Python literal, from the
     arena): load the runner and the whole engine once for every runner, then serve."""
-    config = sushi_runner.read_config(sys.argv[1])
-    sushi_runner.configure(config["facts"])
-    paths = [config["lib"], *config.get("packages", ())]
-    sys.path[:] = paths + [p for p in sys.path if p not in paths]
+    config = sushi_runner.start(sys.argv)
     import ctypes  # noqa: F401  (the runner's lock-down uses it)
-    import random  # noqa: F401
     import socket  # noqa: F401
 
     import engine.fast  # noqa: F401  (the whole engine, loaded once for every runner)
     import engine.record  # noqa: F401
     import engine.strategy  # noqa: F401
-    from engine import Observation  # noqa: F401
 
-    for module in config.get("preload", ()):
-        try:  # the allowed packages, so that no game pays for their import
-            __import__(module)
-        except Exception as err:  # noqa: BLE001 - a bot importing it will see the error
-            _say(f"zygote: cannot preload {module}: {err!r}")
+    for failure in sushi_runner.preload(config.get("preload", [])):
+        _say(f"zygote: {failure}")
     zygote_main(config)

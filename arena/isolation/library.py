@@ -26,7 +26,8 @@ RUNNER = INSIDE / "runner.py"
 #: The arena's files that run in a sandbox (:mod:`arena.inside`), by their module names in
 #: its library.
 IN_BOX = {"sushi_runner": RUNNER, "sushi_jail": INSIDE / "jail.py",
-          "sushi_zygote": INSIDE / "zygote.py", "sushi_boot": INSIDE / "boot.py"}
+          "sushi_kernel": INSIDE / "kernel.py", "sushi_zygote": INSIDE / "zygote.py",
+          "sushi_boot": INSIDE / "boot.py"}
 #: Where the library appears inside the sandbox.
 LIB_IN_BOX = "/arena/lib"
 #: What the runner is told at its start, and the arena holds it to: the longest name it sends

@@ -16,16 +16,17 @@ In ``bwrap`` mode every bot process (one per game and seat) gets, before any of 
 - when the arena runs as root, a uid no other live process has (:mod:`~arena.isolation.uids`);
 - resource limits (address space, CPU time, file size, open files, processes, no core dumps).
 
-Which layers are active here is in :func:`protections` (``arena doctor`` prints it).
+:class:`Sandbox` puts them together from three small parts: the settings, a value
+(:mod:`~arena.isolation.settings`); what this host can do, probed once
+(:mod:`~arena.isolation.probe`; which layers are active here is
+:func:`~arena.isolation.probe.protections`, which ``arena doctor`` prints); and what each bot
+process claims, a uid and a cgroup (:mod:`~arena.isolation.claims`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import itertools
-import logging
 import os
-import secrets
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -42,14 +43,9 @@ from arena.isolation.bwrap import (
     probe_bwrap,
     python_paths,
 )
-from arena.isolation.cgroups import create as create_cgroup
-from arena.isolation.cgroups.cgroup import BotCgroup, CgroupError
-from arena.isolation.cgroups.host import CgroupSupport, detect
-from arena.isolation.image import (
-    DEFAULT_PACKAGES,
-    ImageSpec,
-    Package,
-)
+from arena.isolation.cgroups import BotCgroup
+from arena.isolation.claims import claim
+from arena.isolation.image import DEFAULT_PACKAGES, ImageSpec, Package
 from arena.isolation.library import (
     ENGINE_DIR,
     LIB_IN_BOX,
@@ -60,7 +56,9 @@ from arena.isolation.library import (
     start_command,
 )
 from arena.isolation.modes import FileView, SandboxMode
-from arena.isolation.uids import UidLease, claim_uid
+from arena.isolation.probe import Protections, probe, protections
+from arena.isolation.settings import SandboxSettings
+from arena.isolation.uids import UidLease
 
 __all__ = [
     "FileView",
@@ -68,21 +66,16 @@ __all__ = [
     "Protections",
     "Sandbox",
     "SandboxMode",
+    "SandboxSettings",
     "SandboxUnavailable",
     "find_bwrap",
     "probe_bwrap",
     "protections",
 ]
 
-log = logging.getLogger(__name__)
-
 TMP_SIZE = RUNNER_FACTS["tmp_bytes"]
 #: Where the image's tmpfs is mounted while it is built (then it becomes the root).
 IMAGE_ROOT = "/newroot"
-#: Threads a bot process may run (it may not start processes at all under seccomp).
-PROCESSES = 64
-_counter = itertools.count()
-_probe_cache: dict[str, str | None] = {}
 
 
 @dataclass
@@ -121,118 +114,35 @@ class Launch:
             self.scratch = None
 
 
-@dataclass(frozen=True)
-class Protections:
-    """Which isolation layers a bwrap sandbox gets on this host."""
-
-    seccomp: str          #: one line: the filter, or why there is none
-    seccomp_on: bool
-    cgroups: CgroupSupport
-    private_uids: bool    #: a uid per bot process (only when the arena runs as root)
-
-    def lines(self) -> list[str]:
-        """One line per layer, for ``arena doctor`` and the start of a run."""
-        uid = ("uids: a private uid per bot process (running as root)" if self.private_uids
-               else "uids: bots share your uid inside user namespaces (not root); "
-                    "RLIMIT_NPROC and namespaces keep them apart")
-        return [self.seccomp, self.cgroups.describe(), uid]
-
-    def missing(self) -> list[str]:
-        """Short names of the layers this host cannot give (empty when all are active)."""
-        gaps = []
-        if not self.seccomp_on:
-            gaps.append("seccomp")
-        if self.cgroups.version is None:
-            gaps.append("cgroups")
-        return gaps
-
-
-def protections() -> Protections:
-    """The layers a bwrap sandbox gets here (never raises)."""
-    try:
-        seccomp.filter_program()
-        on = True
-    except seccomp.SeccompUnavailable:
-        on = False
-    return Protections(seccomp.describe(), on, detect(), os.getuid() == 0)
-
-
-def _count_user_processes(uid: int) -> int:
-    count = 0
-    with contextlib.suppress(OSError):
-        for entry in os.scandir("/proc"):
-            if entry.name.isdigit():
-                try:
-                    if entry.stat().st_uid == uid:
-                        count += len(os.listdir(f"/proc/{entry.name}/task"))
-                except OSError:
-                    continue
-    return count
-
-
-def _nproc_per_namespace() -> bool:
-    """Whether RLIMIT_NPROC counts per user namespace here (Linux 5.14 and later)."""
-    import platform
-
-    try:
-        major, minor = (int(x) for x in platform.release().split(".")[:2])
-    except ValueError:
-        return False
-    return (major, minor) >= (5, 14)
-
-
-@dataclass
 class Sandbox:
-    """Starts bot processes in one sandbox mode (``bwrap`` or ``none``)."""
+    """Starts bot processes in one sandbox mode (``bwrap`` or ``none``): from its settings
+    (a value), what this host can do (probed once), the arena's library and, for each bot
+    process, the uid and cgroup it claims."""
 
-    mode: SandboxMode
-    memory_mb: int = 1024
-    #: CPU seconds a bot process may use before the kernel kills it (a backstop).
-    cpu_limit: int = 600
-    bwrap: str | None = None
-    #: Installed packages bots may import (with what they require).
-    packages: tuple[str, ...] = DEFAULT_PACKAGES
-    view: FileView = FileView.IMAGE
-    _nproc: int = field(default=PROCESSES, init=False)
-    #: The arena's code and the image's listing, for this sandbox's packages and view.
-    library: Library = field(init=False)
-    #: The interpreter bot processes run.
-    python: str = field(default="", init=False)
-    #: Whether bot processes run under the seccomp filter (so they cannot start processes).
-    seccomp_on: bool = field(default=False, init=False)
-
-    def __post_init__(self) -> None:
-        if self.mode not in (SandboxMode.BWRAP, SandboxMode.NONE):
-            raise ValueError(f"unknown sandbox mode {self.mode!r}")
-        self.python = python_paths()[0]
-        self.library = Library(self.packages, sandboxed=self.sandboxed, host_view=(
-            self.view == FileView.HOST), devices=DEVICES)
-        if self.mode == SandboxMode.BWRAP:
-            try:
-                seccomp.filter_program()
-                self.seccomp_on = True
-            except seccomp.SeccompUnavailable:
-                self.seccomp_on = False
-        if self.mode == SandboxMode.BWRAP and self.bwrap is None:
-            self.bwrap = find_bwrap()
-        if os.getuid() != 0 and not _nproc_per_namespace():
-            # Before Linux 5.14 the limit counts all of this user's processes.
-            self._nproc = _count_user_processes(os.getuid()) + PROCESSES
+    def __init__(self, mode: SandboxMode, *, memory_mb: int = 1024, cpu_limit: int = 600,
+                 bwrap: str | None = None, packages: tuple[str, ...] = DEFAULT_PACKAGES,
+                 view: FileView = FileView.IMAGE) -> None:
+        self.settings = SandboxSettings(mode, memory_mb=memory_mb, cpu_limit=cpu_limit,
+                                        bwrap=bwrap, packages=packages, view=view)
+        self.host = probe(self.settings)
+        #: The bubblewrap binary this sandbox runs.
+        self.bwrap = self.host.bwrap
+        # What the runtime reads, from the two values above (both frozen).
+        self.sandboxed = self.settings.sandboxed
+        self.memory_mb = memory_mb
+        self.python = self.host.python
+        self.seccomp_on = self.host.seccomp_on
+        #: The arena's code and the image's listing, for this sandbox's packages and view.
+        self.library = Library(packages, sandboxed=self.sandboxed,
+                               host_view=view == FileView.HOST, devices=DEVICES)
 
     def limits(self) -> dict[str, int]:
-        """Resource limits the runner applies before it says hello."""
-        return {"RLIMIT_AS": self.memory_mb << 20, "RLIMIT_CPU": self.cpu_limit,
-                "RLIMIT_FSIZE": 64 << 20, "RLIMIT_NOFILE": 256, "RLIMIT_NPROC": self._nproc,
-                "RLIMIT_CORE": 0}
+        """Resource limits the runner applies before the bot's code runs."""
+        return self.settings.limits(self.host.nproc)
 
     def lib(self) -> Path:
         """The prepared library folder (made on first use), with the image's manifest."""
         return self.library.path()
-
-    @property
-    def sandboxed(self) -> bool:
-        """Bots run in a bubblewrap sandbox (not ``--sandbox none``)."""
-        return self.mode == SandboxMode.BWRAP
 
     def image(self) -> ImageSpec | None:
         """What the sandbox's image holds (None without a sandbox)."""
@@ -256,7 +166,7 @@ class Sandbox:
                                      "facts": RUNNER_FACTS,
                                      "packages": self.library.package_paths()}
         executable, _ = python_paths()
-        if self.mode == SandboxMode.NONE:
+        if not self.sandboxed:
             scratch = tempfile.mkdtemp(prefix="sushi-bot-")
             config.update(uid=None, lib=str(ENGINE_DIR.parent))
             argv = script_command(executable, config)
@@ -297,7 +207,7 @@ class Sandbox:
 
     def _start(self, command: list[str]) -> list[str]:
         """bwrap starting ``command`` (a runner or the zygote) in a new sandbox."""
-        if self.view == FileView.HOST:
+        if self.settings.view == FileView.HOST:
             argv = self.host_view_args()
             if os.getuid() != 0:
                 argv[1:1] = ["--uid", "0", "--gid", "0", "--cap-add", "ALL"]
@@ -311,18 +221,7 @@ class Sandbox:
 
     def spawn_spec(self) -> tuple[UidLease | None, BotCgroup | None, dict[str, int]]:
         """What a runner forked by the zygote gets: its uid (root), its cgroup, its limits."""
-        uid = claim_uid() if os.getuid() == 0 else None
-        cgroup = None
-        if detect().version is not None:
-            try:
-                # The random part: containers that share a v1 hierarchy (not namespaced) may
-                # run arenas under the same pid.
-                cgroup = create_cgroup(
-                    f"bot-{os.getpid()}-{next(_counter)}-{secrets.token_hex(4)}",
-                    memory_bytes=self.memory_mb << 20,
-                    pids=PROCESSES)
-            except CgroupError as err:
-                log.warning("a bot runs without its cgroup (its rlimits only): %s", err)
+        uid, cgroup = claim(self.settings.memory_mb)
         return uid, cgroup, self.limits()
 
     def _base_args(self) -> list[str]:

@@ -29,11 +29,11 @@ from pathlib import Path
 import pytest
 
 from arena.isolation.cgroups import cgroup as cgroups
+from arena.isolation.cgroups import cgroupfs
 from arena.isolation.cgroups import create as create_cgroup
-from arena.isolation.cgroups import files as cgroupfs
-from arena.isolation.cgroups import host as cgroup_support
+from arena.isolation.cgroups import support as cgroup_support
 from arena.isolation.cgroups.cgroup import BotCgroup, CgroupError
-from arena.isolation.cgroups.host import CgroupSupport
+from arena.isolation.cgroups.support import CgroupSupport
 
 MiB = 1 << 20
 LIMIT = 256 * MiB
@@ -789,8 +789,8 @@ _DELEGATED = """
 import json, os, subprocess, sys, time
 sys.path.insert(0, sys.argv[1])
 from arena.isolation.cgroups import create as create_cgroup
-from arena.isolation.cgroups import files as cgroupfs
-from arena.isolation.cgroups import host as cgroup_support
+from arena.isolation.cgroups import cgroupfs
+from arena.isolation.cgroups import support as cgroup_support
 text = open("/proc/self/cgroup").read()
 base = cgroupfs.locate_v2(text, open("/proc/self/mountinfo").read())
 want = tuple(open(os.path.join(base, "cgroup.controllers")).read().split())

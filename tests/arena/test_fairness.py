@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from arena import ArenaOptions, BotPool, BotSpec, LocalSlots
-from arena.isolation.cgroups.host import detect
+from arena.isolation.cgroups import detect
 from engine import replay
 from tests.arena.conftest import options, spec
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from arena import BotPool, BotSpec, GameResult
-from arena.isolation.cgroups.host import detect
+from arena.isolation.cgroups import detect
 from arena.isolation.seccomp import SeccompUnavailable, filter_program
 from engine import replay
 from tests.arena.conftest import options, spec

@@ -5,7 +5,7 @@ buffers, page tables and child processes. A memory cgroup charges all of those, 
 process of a bot together, and a pids cgroup bounds how many processes and threads it has. A
 :class:`BotCgroup` is one such cgroup, v1 (one directory per controller,
 :mod:`~arena.isolation.cgroups.v1`) or v2 (one directory, :mod:`~arena.isolation.cgroups.v2`),
-created with its limits under the folder :func:`arena.isolation.cgroups.host.detect`
+created with its limits under the folder :func:`arena.isolation.cgroups.support.detect`
 prepared, frozen and thawed between a bot's turns, killed whole, and removed once empty;
 :func:`cleanup_stale` removes what crashed runs left behind.
 """
@@ -18,17 +18,12 @@ import logging
 import os
 import signal
 import time
+from abc import ABC, abstractmethod
 
-from arena.isolation.cgroups.files import (
-    SELF_NAME,
-    read_file,
-    read_pids,
-    why,
-    write_file,
-)
-from arena.isolation.cgroups.host import CgroupSupport, detect
+from arena.isolation.cgroups.cgroupfs import read_file, read_pids, why, write_file
+from arena.isolation.cgroups.support import CgroupSupport, detect
 
-__all__ = ["CPU_PERIOD_US", "BotCgroup", "CgroupError", "check_name", "cleanup_stale", "track"]
+__all__ = ["CPU_PERIOD_US", "BotCgroup", "CgroupError", "cleanup_stale", "track"]
 
 log = logging.getLogger(__name__)
 
@@ -60,20 +55,7 @@ class CgroupError(RuntimeError):
 _live: set[tuple[str, str]] = set()
 
 
-def check_name(name: str) -> None:
-    """Refuse a name that is not one plain folder name."""
-    if (
-        not name
-        or "/" in name
-        or ".." in name
-        or "\0" in name
-        or name in (".", SELF_NAME)
-        or len(name) > 200
-    ):
-        raise CgroupError(f"invalid cgroup name {name!r}")
-
-
-class BotCgroup:
+class BotCgroup(ABC):
     """One bot's cgroup(s): memory limit (swap included where the host accounts swap), pids
     limit, freezer, CPU accounting."""
 
@@ -148,32 +130,33 @@ class BotCgroup:
     #: The controller whose folder holds the freezer's files.
     FREEZER = ""
 
+    @abstractmethod
     def limit(self, memory_bytes: int, pids: int) -> None:
         """Write the memory, pids and CPU limits."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _set_frozen(self, directory: str, frozen: bool) -> None:
         """Ask the kernel to freeze (or thaw) the group in ``directory``; raises OSError."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _is_frozen(self, directory: str) -> bool:
-        raise NotImplementedError
+        """Whether the kernel reports the group in ``directory`` frozen; raises OSError."""
 
     def _kill_at_once(self) -> bool:
         """Kill everything in it in one step if the kernel can (True when done)."""
         return False
 
+    @abstractmethod
     def cpu_time(self) -> float:
         """CPU time (user + system) used by everything in it so far; 0.0 if not accounted."""
-        raise NotImplementedError
 
+    @abstractmethod
     def memory_peak(self) -> int:
         """The most memory (bytes; RAM, page cache, kernel memory) it has held at once."""
-        raise NotImplementedError
 
+    @abstractmethod
     def oom_killed(self) -> bool:
         """Whether the kernel's OOM killer killed a process in it (its memory limit hit)."""
-        raise NotImplementedError
 
     def freeze(self, timeout: float = FREEZE_TIMEOUT) -> None:
         """Stop every process in it; return once the kernel reports them all frozen."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 from arena.isolation.cgroups.cgroup import CPU_PERIOD_US, BotCgroup
-from arena.isolation.cgroups.files import parse_keyed, read_file, write_file
+from arena.isolation.cgroups.cgroupfs import parse_keyed, read_file, write_file
 
 __all__ = ["CgroupV1"]
 

@@ -7,7 +7,7 @@ import logging
 import os
 
 from arena.isolation.cgroups.cgroup import CPU_PERIOD_US, BotCgroup
-from arena.isolation.cgroups.files import parse_keyed, read_file, write_file
+from arena.isolation.cgroups.cgroupfs import parse_keyed, read_file, write_file
 
 __all__ = ["CgroupV2"]
 

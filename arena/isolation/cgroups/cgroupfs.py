@@ -4,7 +4,7 @@ The parsing of ``/proc/<pid>/cgroup`` and ``/proc/<pid>/mountinfo`` is done by p
 that take the text, so v2 logic is testable on a v1 machine: :func:`locate` says which version
 bot cgroups use here and where our current cgroup is. The file helpers write cgroupfs files the
 way the kernel wants them: without ``O_CREAT``/``O_TRUNC``, one write each. Setting up the
-folder for bot cgroups is :mod:`arena.isolation.cgroups.host`; one bot's cgroup,
+folder for bot cgroups is :mod:`arena.isolation.cgroups.support`; one bot's cgroup,
 :mod:`arena.isolation.cgroups.cgroup`."""
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ __all__ = [
 
 #: v2 only: the leaf the arena's own processes move into when its cgroup must become inner.
 SELF_NAME = "arena-self"
-
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,6 @@
-"""One memory + pids (+ freezer + CPU accounting) cgroup per bot process tree, v1 or v2.
+"""Where bot cgroups go on this host, and what cgroups can do here (:func:`detect`).
 
-``RLIMIT_AS`` limits one process's address space; it misses shared memory, tmpfs files, pipe
-buffers, page tables and child processes. A memory cgroup charges all of those, for every
-process of a bot together, and a pids cgroup bounds how many processes and threads it has.
-
-Where bot cgroups live: under the arena's *own* current cgroup (``/proc/self/cgroup``), in a
+Bot cgroups live under the arena's *own* current cgroup (``/proc/self/cgroup``), in a
 ``sushi-arena`` folder, so their limits nest under whatever the host gave the arena:
 
 * cgroup v1 (each controller its own hierarchy): ``<mount>/<current>/sushi-arena/<name>`` in the
@@ -18,8 +14,8 @@ Where bot cgroups live: under the arena's *own* current cgroup (``/proc/self/cgr
   ``systemd-run --user --scope -p Delegate=yes arena ...``.
 
 ``detect()`` finds which of these works (and prepares the ``sushi-arena`` folder), or says in
-one line why none does. The parsing of ``/proc/self/cgroup`` and ``/proc/self/mountinfo`` is
-done by pure functions that take the text, so v2 logic is testable on a v1 machine.
+one line why none does; where our own cgroup is comes from
+:func:`arena.isolation.cgroups.cgroupfs.locate`.
 """
 
 from __future__ import annotations
@@ -31,8 +27,8 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from arena.isolation.cgroups import files as cgroupfs
-from arena.isolation.cgroups.files import SELF_NAME, locate, why
+import arena.isolation.cgroups.cgroupfs as cgroupfs
+from arena.isolation.cgroups.cgroupfs import SELF_NAME, locate, why
 
 __all__ = ["ROOT_NAME", "CgroupSupport", "detect"]
 
