@@ -165,7 +165,8 @@ def compare(old: Path, new: Path) -> int:
                                             "site-five", "site-faults", "site-league",
                                             "tournament.db", "tournament.db-wal",
                                             "tournament.db-shm", "league.db", "league.db-wal",
-                                            "league.db-shm", "ranking.md", "ranking.csv",
+                                            "league.db-shm", "tournament.lock", "league.lock",
+                                            "ranking.md", "ranking.csv",
                                             "logs", "arena.log"))
     # Sites from the same data: NEW's publish on OLD's databases against OLD's sites.
     scratch = new / "republished"
