@@ -40,7 +40,8 @@ class Hub(Lives):
     """Every process of one pool, watched by one epoll object; one job per process at a time.
 
     ``slots`` bounds how many bots think at once (:mod:`arena.runtime.slots`); ``shared`` says
-    other processes take from the same slots.
+    other processes take from the same slots. A hub not closed by its owner is closed when
+    the interpreter exits: no process, cgroup, uid or scratch folder outlives it.
     """
 
     def exchange(self, jobs: Iterable[Job[BotProcess]]) -> None:

@@ -6,11 +6,14 @@ happened): it starts a runner and registers its descriptors, ends a job
 (:meth:`Lives.finish`: a process that failed its request is killed, one that answered is
 frozen), kills (:meth:`Lives.kill`: the job in progress ends so) and collects what is gone,
 taking in what the zygote reports (:mod:`arena.runtime.spawns`). Nothing a process held (its
-cgroup, uid, scratch folder) outlives :meth:`Lives.close`.
+cgroup, uid, scratch folder) outlives :meth:`Lives.close`, which also runs when the
+interpreter exits if the owner never called it.
 """
 
 from __future__ import annotations
 
+import atexit
+import os
 import time
 
 from arena.isolation.sandbox import Sandbox
@@ -52,6 +55,8 @@ class Lives:
         if zygote is not None:
             self._watcher.watch(zygote.fileno(), None, Role.ZYGOTE)
             self._watcher.watch(zygote.log_r, None, Role.ZYGOTE_OUTPUT)  # its rare messages
+        self._pid = os.getpid()
+        atexit.register(self._at_exit)
 
     @property
     def zygote(self) -> Zygote | None:
@@ -60,6 +65,8 @@ class Lives:
 
     def start(self, sandbox: Sandbox, startup_time: float) -> BotProcess:
         """A new runner in ``sandbox``, watched, booting (``startup_time`` to say hello)."""
+        if self._closed:
+            raise RuntimeError("the pool is closed")
         proc = BotProcess(sandbox, self.zygote, self.teardown, startup_time)
         if proc.uid is not None:
             self.uids.add(proc.uid)
@@ -133,6 +140,7 @@ class Lives:
         if self._closed:
             return
         self._closed = True
+        atexit.unregister(self._at_exit)
         try:
             for proc in self.processes():
                 self.kill(proc)
@@ -143,15 +151,21 @@ class Lives:
                     self.reap(proc)
                 if self._dying:
                     time.sleep(0.005)
-        finally:
-            for proc in list(self._dying):  # whatever is left: its uid and cgroup go now
-                proc.collect(force=True)
+        finally:  # whatever is left (also when a signal cut the above short) goes now
+            for proc in {*self._dying, *self.processes()}:
+                self.kill(proc)
+                proc.collect(force=True)  # its uid, cgroup and scratch folder
             self._dying.clear()
             self.teardown.close()
             self._watcher.close()
             self._turns.close()
             if self.zygote is not None:
                 self.zygote.close()
+
+    def _at_exit(self) -> None:
+        """Close a hub its owner never closed (not in a child forked since: not its own)."""
+        if os.getpid() == self._pid:
+            self.close()
 
     def _on_exit(self, proc: BotProcess) -> None:
         if proc.alive and not proc.job.done:
