@@ -154,20 +154,19 @@ class BotPool:
             self.hub.pump_zygote()
             for dead in [p for p in self._warm if not p.alive]:
                 self._warm.remove(dead)
-                dead.kill(dead.death)
+                self.hub.kill(dead, dead.death)
             self._boot(1)
             if not self._warm:
                 break
             proc = self._warm.pop(0)
-            if not proc.warm and proc.job is not None:
+            if not proc.warm:
                 self.hub.wait([proc.job])
             if proc.warm and proc.alive:
-                proc.name = bot.name
-                proc.log = BotLog(log_path(self.options.log_dir, bot.name),
-                                  header=f"{bot.name}: new process ({bot.path})")
+                proc.serve(bot.name, BotLog(log_path(self.options.log_dir, bot.name),
+                                            header=f"{bot.name}: new process ({bot.path})"))
                 return proc
             ended = proc.death or Refused("the sandbox did not start")
-            proc.kill(ended)
+            self.hub.kill(proc, ended)
         return ended or self._start_failure or Refused("cannot start a process")
 
     def note(self, bot: Bot, lines: Sequence[str]) -> None:
@@ -204,7 +203,7 @@ class BotPool:
         """Have at least ``count`` runners booted or booting."""
         while len(self._warm) < count:
             try:
-                proc = BotProcess(self.sandbox, self.hub, self.options.startup_time)
+                proc = self.hub.start(self.sandbox, self.options.startup_time)
             except OSError as err:
                 log.warning("cannot start a bot process: %s", err)
                 self._start_failure = Refused(f"cannot start a process: {err}")

@@ -33,7 +33,6 @@ from arena.isolation.cgroups import create as create_cgroup  # noqa: E402
 from arena.isolation.cgroups import detect  # noqa: E402
 from arena.isolation.uids import claim_uid  # noqa: E402
 from arena.runtime.job import Stage  # noqa: E402
-from arena.runtime.process import BotProcess  # noqa: E402
 from arena.runtime.protocol import (  # noqa: E402
     encode_load,
     encode_pick,
@@ -103,8 +102,7 @@ def runner_steps(repeats: int, *, zygote: bool) -> dict[str, float]:
             obs = observation_message(new_game(4, 1).observation(0, time_limit=1.0), {})
             for _ in range(repeats):
                 start = time.perf_counter()
-                proc = BotProcess(pool.sandbox, hub, 20.0)
-                assert proc.job is not None
+                proc = hub.start(pool.sandbox, 20.0)
                 hub.wait([proc.job])
                 boots.append(time.perf_counter() - start)
                 start = time.perf_counter()
@@ -122,8 +120,8 @@ def runner_steps(repeats: int, *, zygote: bool) -> dict[str, float]:
                 os.kill(pid, signal.SIGCONT)
                 pauses.append(time.perf_counter() - start)
                 start = time.perf_counter()
-                proc.kill()
-                while not proc.reap():
+                hub.kill(proc)
+                while not hub.reap(proc):
                     hub.pump_zygote()
                     time.sleep(0.0005)
                 kills.append(time.perf_counter() - start)

@@ -81,7 +81,7 @@ def run_game(host: Host, bots: Sequence[Bot], seed: int, variant: Sequence[Varia
         return game.run()
     finally:
         for seat in game.seats:
-            seat.retire()
+            seat.retire(host.hub)
 
 
 class Game:
@@ -96,6 +96,7 @@ class Game:
         self.state = new_game([b.name for b in bots], seed, variant)
         self.policy = FaultPolicy(seed, self.state.rules.seats)
         self.budget = host.budget
+        self.hub = host.hub
         #: Processes of each seat the host lost (asked again, at no cost, up to HOST_LOSSES).
         self._lost = [0] * len(self.seats)
 
@@ -124,7 +125,7 @@ class Game:
                                         policy.faults[seen:], self.state, before=state))
         self._end_games()
         for seat in self.seats:
-            seat.retire()
+            seat.retire(self.hub)
         record = to_record(self.state, faults=policy.records())
         return GameResult(record, time.monotonic() - start, [s.seconds for s in self.seats],
                           list(policy.faults), [s.timing() for s in self.seats])
@@ -165,7 +166,7 @@ class Game:
                         folder=files.kind == "folder", seed=seat.random_seed,
                         address_base=proc.address_base),
                 self.budget.startup_time, stage=Stage.LOAD)))
-        self.host.hub.exchange([job for _, job in loads])
+        self.hub.exchange([job for _, job in loads])
         begins = []
         lost: list[Seat] = []
         obs_public: dict[str, object] = {}
@@ -181,7 +182,7 @@ class Game:
             begins.append((seat, seat.proc.request(
                 partial(encode_begin, obs=message, seed=seat.random_seed, resume=resume),
                 self.budget.pick)))
-        self.host.hub.exchange([job for _, job in begins])
+        self.hub.exchange([job for _, job in begins])
         for seat, job in begins:
             if isinstance(self._judge(seat, Asked("begin"), job.outcome, timed=job), Lost):
                 lost.append(seat)
@@ -203,7 +204,7 @@ class Game:
                 continue
             message = observation_message(q.obs, public)
             q.job = proc.request(partial(encode_pick, obs=message), self.budget.pick)
-        self.host.hub.exchange([q.job for q in questions if q.job is not None])
+        self.hub.exchange([q.job for q in questions if q.job is not None])
         lost = []
         for q in questions:
             if q.job is not None:
@@ -235,7 +236,7 @@ class Game:
                 "puddings": list(state.puddings)}
             jobs.append((seat, proc.request(partial(encode_end, result=result),
                                             self.budget.pick)))
-        self.host.hub.exchange([job for _, job in jobs])
+        self.hub.exchange([job for _, job in jobs])
         for seat, job in jobs:
             self._judge(seat, Asked("end"), job.outcome, timed=job,
                         when=(ROUNDS, state.rules.hand_size + 1))
@@ -253,7 +254,7 @@ class Game:
         assert outcome is not None
         verdict = classify(asked, outcome, self.budget)
         if isinstance(verdict, Lost):
-            seat.retire()
+            seat.retire(self.hub)
             if when is not None or self._lost[seat.index] < HOST_LOSSES:
                 self._lost[seat.index] += 1
                 return verdict
@@ -275,4 +276,4 @@ class Game:
                 *fault.traceback.rstrip().splitlines()])
         if (fault.kind is FaultKind.START or self.policy.restarts(fault.kind)
                 or not self.policy.may_ask(seat.index)):
-            seat.retire()
+            seat.retire(self.hub)

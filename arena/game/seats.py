@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Protocol
 
 from arena.game.result import SeatTiming
+from arena.runtime.hub import Hub
 from arena.runtime.job import Job
 from arena.runtime.process import BotProcess
 
@@ -59,8 +60,9 @@ class Seat:
         """Its bot is loaded in ``proc``: CPU time counts from now."""
         self.cpu_base = proc.cpu_time()
 
-    def retire(self) -> None:
-        """Kill the seat's process, counting the CPU it used since its bot loaded."""
+    def retire(self, hub: Hub) -> None:
+        """Have ``hub`` kill the seat's process, counting the CPU it used since its bot
+        loaded."""
         proc, self.proc = self.proc, None
         if proc is None:
             return
@@ -70,7 +72,7 @@ class Seat:
         elif self.cpu_base is not None and now is None and proc.alive:
             self.cpu = None  # this host cannot measure it
         self.cpu_base = None
-        proc.kill()
+        hub.kill(proc)
 
     def timing(self) -> SeatTiming:
         return SeatTiming(self.requests, self.seconds, self.wall_max, self.cpu)

@@ -17,8 +17,8 @@ from arena.runtime.protocol import Reply
 #: The process a job is for (:class:`arena.runtime.process.BotProcess`).
 Proc = TypeVar("Proc")
 
-__all__ = ["Closed", "Ended", "Expired", "Garbled", "Job", "JobState", "Outcome", "Refused",
-           "Replied", "Stage"]
+__all__ = ["Closed", "Ended", "Expired", "Failed", "Garbled", "Job", "JobState", "Outcome",
+           "Refused", "Replied", "Stage"]
 
 
 class Stage(StrEnum):
@@ -45,13 +45,6 @@ class Replied:
 
 
 @dataclass(frozen=True)
-class Expired:
-    """No reply by the deadline, ``waited`` seconds after sending."""
-
-    waited: float
-
-
-@dataclass(frozen=True)
 class Ended:
     """The process is gone (it exited, or closed its channel and is being killed).
 
@@ -69,22 +62,30 @@ class Ended:
 
 
 @dataclass(frozen=True)
-class Garbled:
-    """Bytes on the reply channel that are not a valid reply (``detail`` says what)."""
+class Expired:
+    """No reply by the deadline, ``waited`` seconds after sending."""
 
-    detail: str
-
-
-@dataclass(frozen=True)
-class Refused:
-    """The host could not give the bot a process (no fault of the bot's): ``detail`` says why."""
-
-    detail: str
+    waited: float
 
 
 @dataclass(frozen=True)
 class Closed:
     """The arena closed the process (a game over, a seat retired)."""
+
+
+@dataclass(frozen=True)
+class Failed:
+    """What went wrong, in words (``detail``): one of the two kinds below."""
+
+    detail: str
+
+
+class Garbled(Failed):
+    """Bytes on the reply channel that are not a valid reply (``detail`` says what)."""
+
+
+class Refused(Failed):
+    """The host could not give the bot a process (no fault of the bot's): ``detail`` says why."""
 
 
 Outcome = Replied | Expired | Ended | Garbled | Refused | Closed

@@ -12,16 +12,15 @@ once the process is collected. Killing never waits.
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import ctypes
 import logging
 import os
-import select
 import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable
 
 from arena.isolation.cgroups.cgroup import BotCgroup
@@ -71,7 +70,7 @@ def die_with_parent() -> Callable[[], None] | None:
     return in_child
 
 
-class Runner:
+class Runner(abc.ABC):
     """A started runner process: what it holds, and how to reach and end it."""
 
     def __init__(self, launch: Launch, teardown: Teardown | None = None) -> None:
@@ -84,6 +83,23 @@ class Runner:
         self.pidfd = -1
         #: Its exit status once known (negative: the signal that killed it).
         self.returncode: int | None = None
+        #: It is stopped between requests.
+        self.frozen = False
+
+    @property
+    def spawn_id(self) -> int | None:
+        """The id its zygote reports it by (None: the zygote did not fork it)."""
+        return None
+
+    @property
+    def placing(self) -> bool:
+        """It cannot be placed yet: its zygote has not reported its pid."""
+        return False
+
+    def reported(self, key: str, value: int, *, assumed: bool = False) -> bool:
+        """Take in what its zygote reported (``pid``, or ``exited`` with its status;
+        ``assumed``: the zygote broke, so it died with it, unreported): True at its exit."""
+        raise TypeError("only a runner forked by the zygote has reports")
 
     @property
     def uid(self) -> UidLease | None:
@@ -93,17 +109,28 @@ class Runner:
     def cgroup(self) -> BotCgroup | None:
         return self.launch.cgroup if self.launch is not None else None
 
-    def locate(self, pump: Callable[[], None] | None = None) -> None:
+    @abc.abstractmethod
+    def locate(self) -> None:
         """Find the bot's host pid (at its hello); a runner forked by the zygote joins its
-        cgroup now, before any bot code. ``pump`` takes in the zygote's reports while it
-        waits for them. Raises ``OSError`` when it cannot be placed."""
-        raise NotImplementedError
+        cgroup now, before any bot code (once the zygote has reported its pid). Raises
+        ``OSError`` when it cannot be placed."""
 
     def exit_status(self) -> int | None:
         """Its exit status if it has exited (without collecting it), else None."""
         return self.returncode
 
-    def pause(self, stop: bool, *, seccomp_on: bool) -> bool:
+    def freeze(self, *, seccomp_on: bool) -> None:
+        """Stop the bot between its requests (no CPU at all until :meth:`thaw`)."""
+        if not self.frozen:
+            self.frozen = self._pause(True, seccomp_on=seccomp_on)
+
+    def thaw(self, *, seccomp_on: bool) -> None:
+        """Let the bot run again."""
+        if self.frozen:
+            self.frozen = False
+            self._pause(False, seccomp_on=seccomp_on)
+
+    def _pause(self, stop: bool, *, seccomp_on: bool) -> bool:
         """Stop (or continue) the bot's process: its cgroup frozen, or SIGSTOP (under seccomp
         the runner cannot start processes, so stopping it stops the bot). False if it could
         not (a process that is gone needs no pausing)."""
@@ -143,13 +170,13 @@ class Runner:
         except Exception:  # noqa: BLE001
             return False
 
+    @abc.abstractmethod
     def kill(self) -> None:
         """SIGKILL it with everything it started; never waits."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def collect(self) -> bool:
         """True once it is gone and collected (its uid, cgroup and scratch folder freed)."""
-        raise NotImplementedError
 
     def lost_with_host(self) -> bool:
         """It died because the arena's own machinery died (its zygote), not by its bot."""
@@ -194,15 +221,21 @@ class ForkedRunner(Runner):
         #: Its exit was not reported but assumed: it died with its zygote.
         self.assumed_exit = False
 
-    def spawned(self, ns_pid: int) -> None:
-        """The zygote reported the spawn's pid in its namespace."""
-        self.ns_pid = ns_pid
+    @property
+    def spawn_id(self) -> int | None:
+        return self.ident
 
-    def exited(self, status: int, *, assumed: bool = False) -> None:
-        """The zygote reported the spawn's exit (``assumed``: the zygote broke, so the runner
-        died with it, and nothing reported it)."""
-        self.returncode = status
+    @property
+    def placing(self) -> bool:
+        return not self.ns_pid
+
+    def reported(self, key: str, value: int, *, assumed: bool = False) -> bool:
+        if key == "pid":  # its pid in the zygote's namespace
+            self.ns_pid = value
+            return False
+        self.returncode = value
         self.assumed_exit = assumed
+        return True
 
     def lost_with_host(self) -> bool:
         if self.returncode is not None:
@@ -211,12 +244,7 @@ class ForkedRunner(Runner):
         # Never waited for here: the hub serves every bot of the game meanwhile.
         return self.zygote.gone()
 
-    def locate(self, pump: Callable[[], None] | None = None) -> None:
-        end = time.monotonic() + 1.0
-        while not self.ns_pid and pump is not None and time.monotonic() < end:
-            # The runner can say hello before the zygote has told us its pid.
-            select.select([self.zygote.fileno()], [], [], 0.01)
-            pump()
+    def locate(self) -> None:
         self.pid = self.zygote.locate(self.ns_pid)[1] if self.ns_pid else 0
         if not self.pid:
             raise OSError(f"no runner found for spawn {self.ident} (pid {self.ns_pid})")
@@ -262,7 +290,7 @@ class SpawnedRunner(Runner):
         with contextlib.suppress(OSError, AttributeError):
             self.pidfd = os.pidfd_open(self.popen.pid)
 
-    def locate(self, pump: Callable[[], None] | None = None) -> None:
+    def locate(self) -> None:
         self.pid = (descendant(self.popen.pid, self.python) if self.sandboxed
                     else self.popen.pid)
 

@@ -3,12 +3,13 @@
 A :class:`BotProcess` is a runner in a fresh sandbox (started one of the two ways of
 :mod:`arena.runtime.launch`): it boots before a game needs it (``BOOTING`` until its hello,
 then ``WARM``: no bot code has run in it), gets one bot (``READY``), serves one game and is
-killed (``DEAD``). Each request to it is a :class:`arena.runtime.job.Job`. It is watched, with
-every other process of its pool, by one event loop (:class:`arena.runtime.hub.Hub`, what it
-needs of it is :class:`Loop`); it talks to its runner through a
-:class:`arena.runtime.channel.Channel`. It says what happened in plain facts
-(:data:`arena.runtime.job.Outcome`), never which fault that is. Killing never waits: the
-process is SIGKILLed with everything it started and reaped later, when it is known gone.
+killed (``DEAD``). Each request to it is a :class:`arena.runtime.job.Job`. It talks to its
+runner through a :class:`arena.runtime.channel.Channel` and is passive: it never calls the one
+event loop that watches it with every other process of its pool
+(:class:`arena.runtime.hub.Hub`); its methods return what happened in plain facts (replies,
+:data:`arena.runtime.job.Outcome`), never which fault that is, and the hub alone registers
+it, ends its jobs and kills it. Killing never waits: the process is SIGKILLed with
+everything it started and reaped later, when it is known gone.
 """
 
 from __future__ import annotations
@@ -19,24 +20,31 @@ import signal
 import time
 from collections.abc import Callable
 from enum import Enum
-from typing import Protocol
 
 from arena.isolation.sandbox import Sandbox
 from arena.isolation.zygote import Zygote
 from arena.logs import BotLog
 from arena.runtime.channel import Channel
-from arena.runtime.job import Closed, Ended, Expired, Garbled, Job, Outcome, Refused, Stage
+from arena.runtime.dialogue import Dialogue
+from arena.runtime.job import (
+    Closed,
+    Ended,
+    Expired,
+    Garbled,
+    Job,
+    Outcome,
+    Refused,
+    Replied,
+    Stage,
+)
 from arena.runtime.launch import ForkedRunner, Runner, SpawnedRunner
-from arena.runtime.protocol import Hello, ProtocolError, Ready, Reply, parse_reply
+from arena.runtime.protocol import Hello, Ready, Reply
 from arena.runtime.teardown import Teardown
+from arena.runtime.watch import Role
 
-__all__ = ["BotProcess", "Loop", "ProcessState", "describe_exit", "describe_outcome"]
+__all__ = ["BotProcess", "ProcessState", "describe_exit", "describe_outcome"]
 
 log = logging.getLogger(__name__)
-
-#: Stale replies tolerated from one process beyond one per request.
-MAX_STALE = 16
-
 
 def describe_exit(status: int | None, *, sandboxed: bool) -> str:
     """Plain words for a process's exit status."""
@@ -77,82 +85,47 @@ class ProcessState(Enum):
     DEAD = "dead"         #: killed or gone (maybe not reaped yet)
 
 
-class Loop(Protocol):
-    """What a process needs of the event loop that watches it (:class:`arena.runtime.hub.Hub`)."""
-
-    #: Forks runners in fresh namespaces (None: every runner is a new process here).
-    zygote: Zygote | None
-    #: Frees what finished runners held, in the background.
-    teardown: Teardown
-
-    def add(self, proc: BotProcess) -> None:
-        """Watch a new process's channel, output and exit."""
-
-    def remove(self, proc: BotProcess) -> None:
-        """Stop watching a process's pipes (its exit stays watched until it is reaped)."""
-
-    def unwatch(self, fd: int) -> None:
-        """Stop watching one descriptor."""
-
-    def want_write(self, proc: BotProcess, on: bool) -> None:
-        """Watch (or stop watching) whether a process's request pipe takes more."""
-
-    def pump_zygote(self) -> None:
-        """Take in what the zygote reported: spawned runners' pids and exits."""
-
-    def started(self, job: Job[BotProcess]) -> None:
-        """A job was sent: watch its deadline."""
-
-    def finish(self, job: Job[BotProcess], outcome: Outcome) -> None:
-        """End ``job`` with ``outcome`` (the one place a job ends)."""
-
-    def dying(self, proc: BotProcess, on: bool) -> None:
-        """Track (or stop tracking) a killed process until it is reaped."""
-
-
 class BotProcess:
-    """A runner in a sandbox of its own, from boot to reaping."""
+    """A runner in a sandbox of its own, from boot to reaping. Passive: its methods act on
+    this process alone and return what happened (a reply, the end of its channel, garbage, how
+    it ended); the hub (:class:`arena.runtime.hub.Hub`) registers it, ends its jobs, kills it."""
 
-    def __init__(self, sandbox: Sandbox, hub: Loop, startup_time: float) -> None:
+    def __init__(self, sandbox: Sandbox, zygote: Zygote | None, teardown: Teardown,
+                 startup_time: float) -> None:
+        """Start a runner (forked by ``zygote``, else a process of its own) and its boot job,
+        sent now (ended by its hello); ``teardown`` frees what it held once collected."""
         self.sandbox = sandbox
-        self.hub = hub
         self.name = "(warm)"
         self.state = ProcessState.BOOTING
         #: The optional functions the loaded bot defines.
         self.hooks: frozenset[str] = frozenset()
         #: How the process ended, once it has.
         self.death: Outcome | None = None
-        #: The request in progress (or the last one).
-        self.job: Job[BotProcess] | None = None
         self.log = BotLog(None)
-        #: The id the next request gets (replies with an id from here on are protocol errors).
-        self.next_id = 1
-        #: Stale replies (to requests already ended) so far.
-        self.stale = 0
-        self.frozen = False
         #: The runner's address space when it said hello (the interpreter and the packages
         #: loaded for it): its limit is the bot's memory on top of this.
         self.address_base = 0
         self.channel = Channel()
-        zygote = hub.zygote
         try:
-            self.runner: Runner = (ForkedRunner(sandbox, zygote, self.channel.theirs,
-                                                hub.teardown)
+            self.runner: Runner = (ForkedRunner(sandbox, zygote, self.channel.theirs, teardown)
                                    if zygote is not None
-                                   else SpawnedRunner(sandbox, self.channel.theirs,
-                                                      hub.teardown))
+                                   else SpawnedRunner(sandbox, self.channel.theirs, teardown))
         except BaseException:
-            self.channel.close_theirs()
             self.channel.close()
             raise
         finally:
-            self.started_at = time.monotonic()
-        self.channel.close_theirs()
-        hub.add(self)
-        self.job = Job(self, b"", 0, startup_time, stage=Stage.BOOT)
-        self.job.send(self.started_at)
-        hub.started(self.job)
+            started = time.monotonic()
+            self.channel.close_theirs()
+        boot: Job[BotProcess] = Job(self, b"", 0, startup_time, stage=Stage.BOOT)
+        boot.send(started)
+        #: Its requests and replies; the boot is in progress until the hello.
+        self.dialogue = Dialogue(boot)
         log.debug("started a runner")
+
+    @property
+    def job(self) -> Job[BotProcess]:
+        """The request in progress (or the last one)."""
+        return self.dialogue.job
 
     @property
     def alive(self) -> bool:
@@ -169,38 +142,53 @@ class BotProcess:
         return self.state is ProcessState.READY
 
     @property
+    def closed(self) -> bool:
+        """Its pipes are closed (it was killed)."""
+        return self.channel.closed
+
+    @property
     def uid(self) -> int | None:
         """The private uid the bot runs under (root only)."""
-        lease = self.runner.uid
-        return lease.uid if lease is not None else None
+        return self.runner.uid.uid if self.runner.uid is not None else None
 
-    # ------------------------------------------------------------------ replies
-    def interpret(self, line: bytes) -> Reply | None:
-        """The reply to the request in progress in ``line``; None for a stale reply (to a
-        request already ended). Raises :class:`ProtocolError` for anything else."""
-        ident, reply = parse_reply(line)
-        job = self.job
-        if job is not None and not job.done and ident == job.ident:
-            if isinstance(reply, Hello) != (ident == 0):
-                raise ProtocolError("a reply of the wrong kind")
-            return reply
-        if ident >= self.next_id:
-            raise ProtocolError(f"a reply to an unknown request (id {ident})")
-        self.stale += 1
-        # Counted over the process's game (next_id - 1 requests so far), so a flood is
-        # caught however its lines interleave with the bot's replies.
-        if self.stale > self.next_id - 1 + MAX_STALE:
-            raise ProtocolError("floods the channel with stale replies")
-        log.debug("%s: late reply %s discarded", self.name, ident)
-        return None
+    @property
+    def spawn_id(self) -> int | None:
+        """The id its zygote reports it by (None: the zygote did not fork it)."""
+        return self.runner.spawn_id
 
-    def accept(self, reply: Reply) -> Outcome | None:
-        """Take in a reply to the request in progress: the hello makes the process warm (it
-        joins its cgroup), a ready message loaded; an outcome if that went wrong."""
+    @property
+    def placing(self) -> bool:
+        """It cannot be placed yet: its zygote has not reported its pid."""
+        return self.runner.placing
+
+    def fd(self, role: Role) -> int:
+        """The descriptor the hub watches for ``role`` (-1: none, or closed)."""
+        return {Role.CHANNEL: self.channel.rep_r, Role.OUTPUT: self.channel.log_r,
+                Role.WRITABLE: self.channel.req_w, Role.EXIT: self.runner.pidfd}.get(role, -1)
+
+    def serve(self, name: str, log_file: BotLog) -> None:
+        """From now on it serves bot ``name``, its output going to ``log_file``."""
+        self.name = name
+        self.log = log_file
+
+    def reported(self, key: str, value: int, *, assumed: bool = False) -> bool:
+        """Take in what its zygote reported (``pid``, or ``exited`` with its status;
+        ``assumed``: the zygote broke, so it died with it, unreported): True at its exit."""
+        return self.runner.reported(key, value, assumed=assumed)
+
+    def receive(self) -> list[Reply | Garbled] | None:
+        """What arrived on its reply channel (:meth:`arena.runtime.dialogue.Dialogue.read`);
+        None at the end of the channel."""
+        lines = self.channel.receive()
+        return None if lines is None else self.dialogue.read(lines, self.name)
+
+    def accept(self, reply: Reply) -> Outcome:
+        """The outcome of the request in progress, given its reply: the hello makes the process
+        warm (it joins its cgroup; refused if it cannot), a ready message loaded."""
         if isinstance(reply, Hello):
             self.state = ProcessState.WARM
             try:
-                self.runner.locate(self.hub.pump_zygote)
+                self.runner.locate()
             except Exception as err:  # noqa: BLE001 - a bot never runs outside its limits
                 log.warning("%s: a runner that cannot be placed is dropped: %s", self.name, err)
                 return Refused("the sandbox did not start (its runner could not be placed in "
@@ -209,52 +197,54 @@ class BotProcess:
         elif isinstance(reply, Ready):
             self.state = ProcessState.READY
             self.hooks = reply.hooks
-        return None
+        return Replied(reply)
 
-    # ------------------------------------------------------------------ compute
     def freeze(self) -> None:
         """Stop the bot between its requests (no CPU at all until :meth:`thaw`)."""
-        if not self.frozen and self.death is None:
-            self.frozen = self.runner.pause(True, seccomp_on=self.sandbox.seccomp_on)
+        if self.death is None:
+            self.runner.freeze(seccomp_on=self.sandbox.seccomp_on)
 
     def thaw(self) -> None:
         """Let the bot run again."""
-        if self.frozen:
-            self.frozen = False
-            self.runner.pause(False, seccomp_on=self.sandbox.seccomp_on)
+        self.runner.thaw(seccomp_on=self.sandbox.seccomp_on)
 
     def cpu_time(self) -> float | None:
         """CPU time the bot's process has used so far (None if it cannot be read)."""
         return self.runner.cpu_time()
 
-    # ------------------------------------------------------------------ requests
     def request(self, make: Callable[[int], bytes], timeout: float,
                 stage: Stage = Stage.CALL) -> Job[BotProcess]:
         """A job for the request built by ``make(ident)``; the hub sends it."""
-        ident = self.next_id
-        self.next_id += 1
-        return Job(self, make(ident), ident, timeout, stage=stage)
+        return self.dialogue.request(self, make, timeout, stage)
 
-    def send(self, job: Job[BotProcess], now: float) -> None:
-        """Write ``job``'s request (what the pipe will not take now is flushed later)."""
-        self.job = job
+    def begin(self, job: Job[BotProcess], now: float) -> Outcome | None:
+        """Make ``job`` the request in progress, sent at ``now``: its clock starts. How the
+        process ended if it is gone already (None: write it)."""
+        self.dialogue.job = job
         job.send(now)
-        if self.death is not None:
-            death = self.death
-            if isinstance(death, Ended) and not death.host_lost and self.runner.lost_with_host():
-                # It died between requests as its zygote was dying, before that showed.
-                death = self.death = dataclasses.replace(death, host_lost=True)
-            self.hub.finish(job, death)
-            return
-        self.hub.started(job)
-        if self.channel.write(job.payload):
-            self.hub.want_write(self, True)
+        death = self.death
+        if (isinstance(death, Ended) and not death.host_lost
+                and self.runner.lost_with_host()):
+            # It died between requests as its zygote was dying, before that showed.
+            death = self.death = dataclasses.replace(death, host_lost=True)
+        return death
+
+    def write(self, payload: bytes) -> bool:
+        """Write a request: True the first time a rest waits for the pipe to take more."""
+        return self.channel.write(payload)
+
+    def flush(self) -> bool:
+        """Write more of what the request pipe did not take: True once all is written."""
+        return self.channel.flush()
 
     def drain_log(self) -> int:
         """Move the bot's pending output into its log: bytes moved, or -1 once closed."""
         return self.channel.drain(self.log)
 
-    # ------------------------------------------------------------------ ending
+    def exit_status(self) -> int | None:
+        """Its exit status if it has exited (without collecting it), else None."""
+        return self.runner.exit_status()
+
     def end_outcome(self) -> Ended:
         """How the process ended, once its channel closed: its exit status (if it has exited),
         whether it ran out of memory, and the tail of its output."""
@@ -269,36 +259,31 @@ class BotProcess:
         return Ended(status, self.sandbox.sandboxed, tail, oom,
                      host_lost=self.runner.lost_with_host())
 
-    def kill(self, outcome: Outcome | None = None) -> None:
-        """SIGKILL the process with everything it started; never waits. Reaped later."""
+    def die(self, outcome: Outcome | None) -> Outcome:
+        """How it ended: ``outcome`` (None: closed by the arena) unless it had already."""
         if self.death is None:
             self.death = outcome or Closed()
             self.state = ProcessState.DEAD
-        job = self.job
-        if job is not None and not job.done:
-            self.hub.finish(job, self.death)
-        if self.channel.closed:
-            return
+        return self.death
+
+    def kill(self) -> None:
+        """SIGKILL it with everything it started, close its pipes and log; never waits."""
         self.runner.kill()
         for _ in range(64):  # what the bot wrote last, without waiting for more
             if self.drain_log() <= 0:
                 break
-        self.hub.remove(self)
         self.channel.close()
-        self.log.note(f"process ended ({describe_outcome(self.death)})")
+        self.log.note(f"process ended ({describe_outcome(self.death or Closed())})")
         self.log.close()
-        self.hub.dying(self, True)
-        self.reap()
 
-    def reap(self) -> bool:
-        """Collect the process once it is gone; frees its cgroup and uid."""
-        fd = self.runner.pidfd
-        if not self.runner.collect():
+    def collect(self, *, force: bool = False) -> bool:
+        """Collect it once it is gone: its cgroup, uid and scratch folder are freed and its
+        pidfd closed (``force``: freed now, gone or not: the arena is closing)."""
+        if force:
+            self.runner.free()
+        elif not self.runner.collect():
             return False
-        if fd >= 0:
-            self.hub.unwatch(fd)
-            self.runner.close_pidfd()
-        self.hub.dying(self, False)
+        self.runner.close_pidfd()
         return True
 
 

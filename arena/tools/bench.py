@@ -127,22 +127,20 @@ def _start_ms(pool: BotPool, spec: BotSpec, repeats: int) -> dict[str, float]:
     from functools import partial
 
     from arena.runtime.job import Stage
-    from arena.runtime.process import BotProcess
     from arena.runtime.protocol import encode_load
 
     boot = load = float("inf")
     files = ((spec.path.name, spec.path.read_bytes()),)
     for _ in range(repeats):
         start = time.perf_counter()
-        proc = BotProcess(pool.sandbox, pool.hub, 10.0)
-        assert proc.job is not None
+        proc = pool.hub.start(pool.sandbox, 10.0)
         pool.hub.wait([proc.job])
         boot = min(boot, time.perf_counter() - start)
         start = time.perf_counter()
         pool.hub.exchange([proc.request(partial(encode_load, entry=spec.path.name, files=files,
                                                 folder=False, seed=1), 10.0, stage=Stage.LOAD)])
         load = min(load, time.perf_counter() - start)
-        proc.kill()
+        pool.hub.kill(proc)
     return {"boot": boot * 1e3, "load": load * 1e3}
 
 

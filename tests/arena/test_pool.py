@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -190,6 +193,48 @@ def test_close_during_a_game_kills_every_process() -> None:
     with pytest.raises(KeyboardInterrupt):
         closing.play([spec("first"), spec("seeded")], seed=1, on_turn=stop)
     assert closing.hub.uids and wait_until(lambda: not processes_of_uids(closing.hub.uids))
+
+
+#: A script that plays a game on an unsandboxed pool it never closes, then exits.
+NEVER_CLOSED = """
+import sys
+from arena import ArenaOptions, BotPool, BotSpec
+from pathlib import Path
+bots = [BotSpec(Path(p).stem, Path(p)) for p in sys.argv[1:]]
+pool = BotPool(ArenaOptions(sandbox="none", move_time=0.3, grace=0.7))
+print(pool.play(bots, seed=1).record["faults"])
+"""
+
+
+def test_a_pool_never_closed_leaves_no_scratch_folder(tmp_path: Path) -> None:
+    # Unsandboxed runners get a scratch folder each (tempfile.mkdtemp: in TMPDIR); a pool
+    # its owner never closed left every one behind, and its warm runners running.
+    root = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "TMPDIR": str(tmp_path), "PYTHONPATH": root}
+    done = subprocess.run([sys.executable, "-c", NEVER_CLOSED, str(BOTS / "first.py"),
+                           str(BOTS / "raises.py")],
+                          env=env, cwd=root, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "crash" in done.stdout  # a faulting bot's processes were killed mid-game
+    assert not list(tmp_path.glob("sushi-bot-*"))
+
+
+def test_a_pool_closed_mid_game_starts_nothing_more(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.arena.conftest import options
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    closing = BotPool(options(sandbox="none"))
+
+    def stop(report: TurnReport) -> None:
+        if report.turn == 2:
+            closing.close()
+
+    # The game goes on after the close: its seats' processes are gone, and a fresh one for
+    # them is refused (it used to start, and to outlive the pool with its folder).
+    with pytest.raises(RuntimeError, match="closed"):
+        closing.play([spec("first"), spec("seeded")], seed=1, on_turn=stop)
+    assert not list(tmp_path.glob("sushi-bot-*"))
 
 
 def test_a_process_the_os_refuses_to_start_is_a_start_fault() -> None:
