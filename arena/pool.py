@@ -22,6 +22,7 @@ from arena.game.seats import Bot
 from arena.isolation.cgroups.cgroup import cleanup_stale
 from arena.isolation.image import DEFAULT_PACKAGES, Package
 from arena.isolation.sandbox import Sandbox, SandboxMode, SandboxUnavailable, probe_bwrap
+from arena.isolation.scratch import sweep_scratch
 from arena.isolation.zygote import Zygote, ZygoteError
 from arena.logs import BotLog, log_path
 from arena.options import ArenaOptions
@@ -85,6 +86,8 @@ class BotPool:
         self.budget = options.budget
         if mode == SandboxMode.BWRAP:
             cleanup_stale()  # empty bot cgroups left by runs that were killed
+        else:
+            sweep_scratch()  # scratch folders left by runs that were killed
         self.secret = options.secret or secrets.token_bytes(32)
         zygote = None
         if mode == SandboxMode.BWRAP and options.zygote:

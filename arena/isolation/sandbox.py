@@ -28,7 +28,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,6 +56,7 @@ from arena.isolation.library import (
 )
 from arena.isolation.modes import FileView, SandboxMode
 from arena.isolation.probe import Protections, probe, protections
+from arena.isolation.scratch import make_scratch
 from arena.isolation.settings import SandboxSettings
 from arena.isolation.uids import UidLease
 
@@ -167,7 +167,7 @@ class Sandbox:
                                      "packages": self.library.package_paths()}
         executable, _ = python_paths()
         if not self.sandboxed:
-            scratch = tempfile.mkdtemp(prefix="sushi-bot-")
+            scratch = make_scratch()
             config.update(uid=None, lib=str(ENGINE_DIR.parent))
             argv = script_command(executable, config)
             return Launch(argv, clean_env(scratch), cwd=scratch, scratch=scratch)

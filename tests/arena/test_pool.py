@@ -237,6 +237,51 @@ def test_a_pool_closed_mid_game_starts_nothing_more(tmp_path: Path,
     assert not list(tmp_path.glob("sushi-bot-*"))
 
 
+#: A script that starts an unsandboxed game and is killed (SIGKILL) in its middle.
+KILLED_MID_GAME = """
+import os, signal, sys
+from arena import ArenaOptions, BotPool, BotSpec
+from pathlib import Path
+bots = [BotSpec(Path(p).stem, Path(p)) for p in sys.argv[1:]]
+pool = BotPool(ArenaOptions(sandbox="none", move_time=0.3, grace=0.7))
+def stop(report):
+    if report.turn == 2:
+        os.kill(os.getpid(), signal.SIGKILL)
+pool.play(bots, seed=1, on_turn=stop)
+"""
+
+
+def test_the_scratch_folders_of_a_killed_run_are_swept_by_the_next(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.isolation import scratch
+
+    # A run killed with SIGKILL cannot free its runners' folders (nor stop its runners: they
+    # end when their channel closes); the next unsandboxed pool removes them, once a minute old.
+    root = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "TMPDIR": str(tmp_path), "PYTHONPATH": root}
+    run = subprocess.Popen([sys.executable, "-c", KILLED_MID_GAME, str(BOTS / "first.py"),
+                            str(BOTS / "seeded.py")], env=env, cwd=root,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _, err = run.communicate(timeout=120)
+    assert run.returncode == -9, err
+    left = sorted(tmp_path.glob("sushi-bot-*"))
+    assert left and all(p.name.startswith(f"sushi-bot-{run.pid}-") for p in left)
+    young = tmp_path / f"sushi-bot-{os.getpid()}-mine"  # this process's own: never swept
+    young.mkdir()
+    alive = tmp_path / "sushi-bot-1-init"  # a live maker's (pid 1): left alone
+    alive.mkdir()
+    assert scratch.sweep_scratch(str(tmp_path)) == 0  # all younger than a minute
+    hour_ago = time.time() - 3600
+    for path in [*left, young, alive]:
+        os.utime(path, (hour_ago, hour_ago))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    from tests.arena.conftest import options
+
+    with BotPool(options(sandbox="none")):  # the sweep runs as a pool starts
+        pass
+    assert sorted(tmp_path.glob("sushi-bot-*")) == sorted([young, alive])
+
+
 def test_a_process_the_os_refuses_to_start_is_a_start_fault() -> None:
     from tests.arena.conftest import options
 
