@@ -46,7 +46,7 @@ MAX_GAME_DIGITS = 12
 #: The live pages are at most this old (seconds).
 REFRESH_SECONDS = 0.25
 _TYPES = {".css": "text/css", ".js": "text/javascript"}
-_SERVED = (*ASSETS, "submit.js", "botlog.js")
+_SERVED = (*ASSETS, "api.js", "submit.js", "botlog.js")
 
 
 class LiveSite:
@@ -129,6 +129,7 @@ yours already) and starts playing within a minute.</p>
 <pre id="report" class="report" hidden></pre>
 <p class="note">From a terminal: <code>arena submit URL my_bot.py --token TOKEN</code> (or set
 <code>ARENA_TOKEN</code>).</p>
+<script src="assets/api.js"></script>
 <script src="assets/submit.js"></script>"""
 
 BOT_LOG = """<h2 id="your-log">Its log and faults (for its author)</h2>
@@ -139,6 +140,7 @@ else.</p>
   required autocomplete="off" size="50"></label> <button type="submit">Show</button>
   <span id="botlog-status" role="status"></span></form>
 <div id="botlog-out" hidden></div>
+<script src="{root}assets/api.js"></script>
 <script src="{root}assets/botlog.js"></script>"""
 
 

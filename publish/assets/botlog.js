@@ -16,18 +16,8 @@
     const token = String(new FormData(form).get("token") || "").trim();
     status.textContent = "Reading…";
     out.hidden = true;
-    let reply, body;
-    try {
-      reply = await fetch(form.dataset.api, { headers: { Authorization: "Bearer " + token } });
-      body = await reply.json();
-    } catch (err) {
-      status.textContent = "The server could not be reached: " + err;
-      return;
-    }
-    if (body.error) {
-      status.textContent = "Refused (" + reply.status + "): " + body.error;
-      return;
-    }
+    const body = await window.arenaCall(form.dataset.api, token, status);
+    if (body === null) return;
     status.textContent = "";
     out.replaceChildren();
     out.append(el("h3", "Faults (" + body.faults_total + ")"));

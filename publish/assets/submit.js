@@ -14,20 +14,9 @@
     if (!String(data.get("name") || "")) data.delete("name");
     status.textContent = "Validating in the sandbox…";
     report.hidden = true;
-    let reply, body;
-    try {
-      reply = await fetch(form.getAttribute("action"), {
-        method: "POST", body: data, headers: { Authorization: "Bearer " + token },
-      });
-      body = await reply.json();
-    } catch (err) {
-      status.textContent = "The server could not be reached: " + err;
-      return;
-    }
-    if (body.error) {
-      status.textContent = "Refused (" + reply.status + "): " + body.error;
-      return;
-    }
+    const body = await window.arenaCall(form.getAttribute("action"), token, status,
+                                        { method: "POST", body: data });
+    if (body === null) return;
     status.textContent = body.validation.ok
       ? "Entered: " + body.name + ", version " + body.version + "."
       : "Not entered: " + body.name + " failed validation.";

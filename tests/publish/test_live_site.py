@@ -75,6 +75,16 @@ def test_a_participant_uploads_through_the_page_and_climbs_the_live_leaderboard(
     expect(page.locator("footer")).to_contain_text("Served live by arena serve")
     page.click("text=keeper")
     expect(page.locator("h1")).to_contain_text("keeper")
+    # Its author reads its log and faults on its page (with the token).
+    page.fill("#botlog input[name=token]", alice)
+    page.click("#botlog button[type=submit]")
+    expect(page.locator("#botlog-out")).to_contain_text("Faults (0)")
+    expect(page.locator("#botlog-out")).to_contain_text("Its log")
+    page.fill("#botlog input[name=token]", "not-a-token")
+    page.click("#botlog button[type=submit]")
+    expect(page.locator("#botlog-status")).to_contain_text("Refused (401)")
+    assert [e for e in errors if "401" not in e] == [], errors
+    errors.clear()
     page.goto(live.url + "/games/index.html")
     page.locator("a", has_text=re.compile(r"^#\d+$")).first.click()
     expect(page.locator("#game-data")).to_have_count(1)
