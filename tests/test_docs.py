@@ -14,6 +14,8 @@ A block may be marked by an HTML comment on the line before its fence:
 - ``<!-- doc-test: imports (why) -->``: an API sketch: only its import statements run;
 - ``<!-- doc-test: parse-only (why) -->``: commands that take minutes, a cluster or a server:
   their options are parsed, nothing runs;
+- ``<!-- doc-test: run-by tests/FILE.py::TEST -->``: another test runs it as written (the suite
+  pays once); that test must exist and name the doc;
 - ``<!-- doc-test: skip (why) -->``: not run at all (rare).
 
 A new block is run unless marked; a mark that is not one of these fails.
@@ -36,13 +38,14 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 LANGS = ("python", "sh", "bash")
-MARK = re.compile(r"<!-- doc-test: (continues|file|prelude|imports|parse-only|skip)\b"
+MARK = re.compile(r"<!-- doc-test: (continues|file|prelude|imports|parse-only|run-by|skip)\b"
                   r" ?(.*?) ?-->$")
 #: Files a doc takes its reader to have already (their own bots): name -> content.
 BOT = "def pick(obs):\n    return obs.hand[0]\n"
 FILES: dict[str, dict[str, str]] = {
     "README.md": {},
-    "bots.md": {"my_bot_v2.py": BOT, "my_bot_v2/bot.py": BOT, "my_bot/bot.py": BOT},
+    "bots.md": {"my_bot.py": BOT, "my_bot_v2.py": BOT, "my_bot_v2/bot.py": BOT,
+                "my_bot/bot.py": BOT},
     "compare.md": {"my_bot_v1.py": BOT, "my_bot_v2.py": BOT, "my_bot.py": BOT,
                    "v2/bot.py": BOT, "v1/bot.py": BOT, "nodenial.py": BOT},
     "leagues.md": {"alice.py": BOT, "alice_v2.py": BOT, "learned/bot.py": BOT,
@@ -159,6 +162,11 @@ def run_unit(unit: list[Block], folder: Path, env: dict[str, str]) -> str:
     env = dict(env, DOC_BLOCK=first.name, DOC_MODE=first.mark)
     if first.mark == "skip":
         return "skipped"
+    if first.mark == "run-by":
+        file, _, test = first.detail.partition("::")
+        source = (ROOT / file).read_text()
+        assert f"def {test}(" in source and first.doc.name in source, first.detail
+        return "run by " + first.detail
     if first.mark == "file":
         (folder / first.detail).parent.mkdir(parents=True, exist_ok=True)
         (folder / first.detail).write_text("".join(b.text for b in unit))
@@ -201,7 +209,7 @@ def test_every_example_runs(doc: Path, tmp_path: Path) -> None:
     ran = {line.split("\t")[0] for line in log.read_text().splitlines()
            if line.split("\t")[1] in ("ran", "capped", "parsed")} if log.exists() else set()
     for unit in units(doc):
-        if not unit[0].python and unit[0].mark != "skip":
+        if not unit[0].python and unit[0].mark not in ("skip", "run-by"):
             assert unit[0].name in ran, f"{unit[0].name}: not one command ran: mark it skip"
 
 
