@@ -217,3 +217,13 @@ def test_the_marks_are_few() -> None:
     every = [b for doc in DOCS for b in blocks(doc)]
     skipped = [b.name for b in every if b.mark == "skip"]
     assert len(every) > 40 and len(skipped) <= 8, skipped
+
+
+def test_the_benchmarks_the_docs_name_exist() -> None:
+    """A number the docs state names the benchmark that prints it: that benchmark exists."""
+    named = {(doc.name, name) for doc in DOCS
+             for name in re.findall(r"benchmarks/([\w/]+\.py)", doc.read_text())}
+    assert len(named) > 20
+    missing = [f"{doc}: benchmarks/{name}" for doc, name in sorted(named)
+               if not (ROOT / "benchmarks" / name).exists()]
+    assert not missing, missing
