@@ -4,9 +4,10 @@
 Every input is hostile. Reading never writes anything anywhere (only :func:`write_tree` writes,
 inside the new folder it is given); limits count the bytes actually read or decompressed, never
 sizes declared in headers; a refusal is a :class:`BotFilesError`, one line naming the input and
-the member. Paths are relative POSIX paths (:func:`_path_problem` says which are refused);
-archives may prefix them with ``./``. ``__pycache__`` folders (generated) are skipped in folders
-and archives alike, and empty folders are not kept. Standard library only.
+the member. Paths are relative POSIX paths, each given once, as a file or a folder
+(:mod:`arena.botnames` says which are refused); archives may prefix them with ``./``.
+``__pycache__`` folders (generated) are skipped in folders and archives alike, and empty
+folders are not kept. Standard library only.
 """
 
 from __future__ import annotations
@@ -17,12 +18,15 @@ import io
 import os
 import stat
 import tarfile
-import unicodedata
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, NoReturn
+
+from arena.botnames import MAX_DEPTH, Names
+from arena.botnames import path_problem as _path_problem
+from arena.botnames import show as _show
 
 __all__ = ["ARCHIVE_SUFFIXES", "DIGEST_DOMAIN", "ENTRY", "BotFiles", "BotFilesError",
            "BotLimits", "read_archive", "read_bot", "write_tree"]
@@ -30,8 +34,6 @@ __all__ = ["ARCHIVE_SUFFIXES", "DIGEST_DOMAIN", "ENTRY", "BotFiles", "BotFilesEr
 #: The file a folder bot's runner executes.
 ENTRY = "bot.py"
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz")
-MAX_DEPTH = 16
-MAX_COMPONENT = 255
 #: What an archive may weigh beyond the limit on its contents.
 ARCHIVE_SLACK = 1 << 20
 #: Entries (files, folders, links...) an archive or a folder may list, per file allowed.
@@ -54,19 +56,6 @@ _KINDS = {stat.S_IFLNK: "is a symbolic link", stat.S_IFCHR: "is a device",
 _TAR_KINDS = {tarfile.SYMTYPE: "is a symbolic link", tarfile.LNKTYPE: "is a hard link",
               tarfile.CHRTYPE: "is a device", tarfile.BLKTYPE: "is a device",
               tarfile.FIFOTYPE: "is a FIFO"}
-#: What makes a path unacceptable, in the order checked: (test of the path and its parts, why).
-_PATH_RULES: tuple[tuple[Callable[[str, list[str]], bool], str], ...] = (
-    (lambda p, _: any(unicodedata.category(c) == "Cc" for c in p), "has a control character"),
-    (lambda p, _: any("\ud800" <= c <= "\udfff" for c in p), "is not a valid UTF-8 name"),
-    (lambda p, _: "\\" in p, "has a backslash"),
-    (lambda p, _: p.startswith("/"), "is an absolute path"),
-    (lambda p, _: p[1:2] == ":" and p[:1].isascii() and p[:1].isalpha(),
-     "starts with a drive letter"),
-    (lambda _, parts: ".." in parts, "leaves the folder"),
-    (lambda _, parts: "" in parts or "." in parts, "has an empty or '.' component"),
-    (lambda _, parts: any(len(part.encode()) > MAX_COMPONENT for part in parts),
-     f"has a name longer than {MAX_COMPONENT} bytes"),
-)
 
 
 class BotFilesError(ValueError):
@@ -207,6 +196,7 @@ class _Collector:
                         "limit on files)"
         self.files: dict[str, bytes] = {}
         self.used = self.entries = 0
+        self.names = Names(self.fail)
 
     def fail(self, problem: str) -> NoReturn:
         raise BotFilesError(f"{self.label}: {problem}")
@@ -284,6 +274,8 @@ def _walk(collector: _Collector, fd: int, prefix: str) -> None:
                 mode = entry.stat(follow_symlinks=False).st_mode
                 if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
                     collector.fail(f"{shown}{_KINDS.get(stat.S_IFMT(mode), _OTHER)}")
+                if path is not None:
+                    collector.names.claim(path, "folder" if stat.S_ISDIR(mode) else "file")
                 if path is not None and stat.S_ISDIR(mode):
                     _walk(collector, os.open(entry.name, _DIR, dir_fd=fd), path + "/")
                 elif path is not None:
@@ -334,7 +326,10 @@ def _read_zip(collector: _Collector, data: bytes) -> None:
                 shown, mode = _show(info.orig_filename), info.external_attr >> 16
                 if stat.S_IFMT(mode) not in (0, stat.S_IFREG, stat.S_IFDIR):
                     collector.fail(f"{shown} {_KINDS.get(stat.S_IFMT(mode), _OTHER)}")
-                if raw.endswith(b"/") or stat.S_ISDIR(mode):
+                folder = raw.endswith(b"/") or stat.S_ISDIR(mode)
+                if path is not None:
+                    collector.names.claim(path, "folder" if folder else "file")
+                if folder:
                     continue  # folders are made for the files they hold
                 if info.flag_bits & _ZIP_ENCRYPTED:
                     collector.fail(f"{shown} is encrypted")
@@ -373,24 +368,19 @@ def _read_tar(collector: _Collector, data: bytes) -> None:
                           errors="surrogateescape") as archive:
             for member in archive:
                 path = collector.path(member.name.encode("utf-8", "surrogateescape"), archive=True)
-                if member.isdir():
-                    continue
-                if not member.isreg() or member.issparse():
+                if not member.isdir() and (not member.isreg() or member.issparse()):
                     kind = "is a sparse file" if member.issparse() else _TAR_KINDS.get(member.type)
                     collector.fail(f"{_show(member.name)} {kind or _OTHER}")
+                if path is not None:
+                    collector.names.claim(path, "folder" if member.isdir() else "file")
+                if member.isdir():
+                    continue
                 if path is not None and (file := archive.extractfile(member)):
                     collector.read(path, file.read)
     except (BotFilesError, MemoryError):
         raise
     except Exception as err:  # whatever a hostile archive makes gzip or tarfile raise
         collector.fail(f"is not a valid .tar.gz archive ({_show(str(err))})")
-
-
-def _path_problem(path: str, depth: int) -> str | None:
-    """Why ``path`` is not an acceptable relative POSIX path, as the end of a sentence."""
-    parts = path.split("/")
-    found = next((why for test, why in _PATH_RULES if test(path, parts)), None)
-    return found or (f"is more than {MAX_DEPTH} levels deep" if len(parts) > depth else None)
 
 
 def _check_name(label: str, name: str) -> None:
@@ -400,11 +390,6 @@ def _check_name(label: str, name: str) -> None:
 
 def _label(text: str) -> str:
     return text if text.isprintable() else _show(text)
-
-
-def _show(value: str | bytes) -> str:
-    shown = repr(value)
-    return shown if len(shown) <= 120 else shown[:100] + "..." + shown[-1]
 
 
 def _os_problem(err: OSError) -> str:

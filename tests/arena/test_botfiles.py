@@ -9,9 +9,12 @@ import io
 import os
 import socket
 import stat
+import subprocess
+import sys
 import tarfile
 import tempfile
 import threading
+import unicodedata
 import warnings
 import zipfile
 import zlib
@@ -20,7 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from arena import BotFiles, BotFilesError, BotLimits, read_archive, read_bot, write_tree
+from arena import BotFiles, BotFilesError, BotLimits, read_archive, read_bot, safe_text, write_tree
+from arena.botnames import MAX_DEPTH, path_problem
 
 BOT = b"def pick(obs):\n    return obs.hand[0]\n"
 FILES = {"bot.py": BOT, "data/w.bin": bytes(range(256)) * 4, "data/tables/t.json": b"{}\n"}
@@ -264,8 +268,16 @@ def test_write_tree_makes_a_new_folder_of_the_files(tmp_path: Path) -> None:
     (lambda d: (d / "bot.py").rename(d / "data" / "bot.py"), "no bot.py at the top of the folder"),
     (lambda d: folder(d, {f"{i}.bin": b"" for i in range(254)}), "more than 256 files (the limit)"),
     (lambda d: os.truncate(d / "data" / "w.bin", 16 << 20), "holds more than 16 MiB (the limit)"),
+    (lambda d: (d / "data" / "w.bin").rename(d / "evil\u202egnp.py"),
+     "'evil\\u202egnp.py' has a bidirectional or invisible formatting character"),
+    (lambda d: (d / "data").rename(d / "da\u200bta"),
+     "'da\\u200bta' has a bidirectional or invisible formatting character"),
+    (lambda d: (d / "data" / "w.bin").rename(d / "Bot.py"),
+     "'bot.py' appears twice ('Bot.py' before: one name to a case-insensitive filesystem or a "
+     "reader)"),  # a folder is read in name order
 ], ids=["symlink", "symlink-out", "fifo", "socket", "device", "control", "backslash",
-        "not-utf8", "deep", "no-bot", "files", "bytes"])
+        "not-utf8", "deep", "no-bot", "files", "bytes", "bidi-file", "zero-width-folder",
+        "case"])
 def test_hostile_folders(tmp_path: Path, make: Callable[[Path], object], expected: str) -> None:
     make(folder(tmp_path / "b", FILES))
     assert refused(lambda: read_bot(tmp_path / "b"), tmp_path) == f"{tmp_path}/b: {expected}"
@@ -428,3 +440,106 @@ def test_inputs_that_are_no_bot(tmp_path: Path, name: str, make: Callable[[Path]
     make(tmp_path / name)
     message = refused(lambda: read_bot(tmp_path / name, limits=BotLimits(max_bytes=1000)), tmp_path)
     assert message == f"{tmp_path}/{expected}"
+
+
+# -- names: shown as they are, each given once -----------------------------------------------
+
+def member(form: str, name: str, content: bytes | None) -> tuple[str | zipfile.ZipInfo |
+                                                                  tarfile.TarInfo, bytes]:
+    """An archive member of ``form``: a file of ``content``, or a folder when it is None."""
+    if content is not None:
+        return name, content
+    if form == "zip":
+        return zinfo(f"{name}/", stat.S_IFDIR | 0o755), b""
+    return tinfo(name, tarfile.DIRTYPE), b""
+
+
+TWICE = " appears twice"
+SAME = " before: one name to a case-insensitive filesystem or a reader)"
+
+
+@pytest.mark.parametrize("form", ["zip", "tar"])
+@pytest.mark.parametrize(("members", "expected"), [
+    ([("bot.py", BOT), ("bot.py", None)], "'bot.py' appears twice (a file, then a folder)"),
+    ([("bot.py", BOT), ("d", None), ("d", b"")], "'d' appears twice (a folder, then a file)"),
+    ([("bot.py", BOT), ("d", None), ("./d", None)], "'d' appears twice"),
+    ([("bot.py", BOT), ("d/x", b""), ("d", b"")], "'d' is both a file and a folder"),
+    ([("bot.py", BOT), ("d", b""), ("d/x", None)], "'d' is both a file and a folder"),
+    ([("bot.py", BOT), ("Bot.py", b"")], f"'Bot.py'{TWICE} ('bot.py'{SAME}"),
+    ([("bot.py", BOT), ("BOT.PY", None)], f"'BOT.PY'{TWICE} ('bot.py'{SAME}"),
+    ([("bot.py", BOT), ("\uff42ot.py", b"")], f"'\\uff42ot.py'{TWICE} ('bot.py'{SAME}"),
+    ([("bot.py", BOT), ("bot.py.", b"")], f"'bot.py.'{TWICE} ('bot.py'{SAME}"),
+    ([("bot.py", BOT), ("caf\u00e9", b""), ("cafe\u0301", b"")],
+     f"'cafe\\u0301'{TWICE} ('caf\\xe9'{SAME}"),
+    ([("bot.py", BOT), ("D/x", b""), ("d", b"")], "'d' is both a file and a folder"),
+    ([("bot.py", BOT), ("evil\u202egnp.py", b"")],
+     "'evil\\u202egnp.py' has a bidirectional or invisible formatting character"),
+    ([("bot.py", BOT), ("\u2066d\u2069", None)],
+     "'\\u2066d\\u2069' has a bidirectional or invisible formatting character"),
+], ids=["folder-after-file", "file-after-folder", "folder-twice", "file-then-path-in-it",
+        "path-in-a-file", "case", "case-folder", "width", "trailing-dot", "accents",
+        "case-parent", "bidi-file", "bidi-folder"])
+def test_names_given_twice_or_shown_otherwise_are_refused(
+        tmp_path: Path, form: str, members: list[tuple[str, bytes | None]], expected: str) -> None:
+    path = made(form, tmp_path, [member(form, name, content) for name, content in members])
+    assert refused(lambda: read_bot(path), tmp_path) == f"{path}: {expected}"
+
+
+@pytest.mark.parametrize("char", ["\x01", "\x1b", "\x7f", "\x85", "\x9b", "\u202a",
+                                  "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067",
+                                  "\u2068", "\u2069", "\u200e", "\u200f", "\u061c", "\u200b",
+                                  "\ufeff", "\u2028", "\u2029"])
+@pytest.mark.parametrize("form", ["folder", "zip", "tar"])
+def test_control_and_bidi_characters_are_refused_in_every_form(tmp_path: Path, form: str,
+                                                                char: str) -> None:
+    # (A NUL ends a name in a folder and in tar headers; in a zip: test_zip_headers_patched.)
+    path = made(form, tmp_path, [("bot.py", BOT), (f"data/a{char}b.txt", b"")])
+    why = "a control character" if unicodedata.category(char) == "Cc" else \
+        "a bidirectional or invisible formatting character"
+    assert refused(lambda: read_bot(path), tmp_path) == f"{path}: {ascii(f'data/a{char}b.txt')} " \
+                                                        f"has {why}"
+
+
+@pytest.mark.parametrize("form", ["folder", "zip", "tar"])
+def test_honest_names_and_folder_entries_are_accepted(tmp_path: Path, form: str) -> None:
+    files = {"bot.py": BOT, "donn\u00e9es/\u00e9t\u00e9.txt": b"1", "data/Notes.txt": b"2",
+             "data/notes-2.txt": b"3", "\u65e5\u672c/\U0001f363.json": b"{}"}
+    expected = read_bot(folder(tmp_path / "ref", files))
+    members = [member(form, name, content) for name, content in [
+        ("data", None), *files.items(), ("donn\u00e9es", None), ("./\u65e5\u672c", None)]]
+    bot = read_bot(made(form, tmp_path / "in", members if form != "folder" else files.items()))
+    assert bot.files == expected.files and bot.digest == expected.digest
+    # Wrapped in a top folder listed first, as tar and zip tools write it.
+    wrapped = [member(form, "my_bot", None), *((f"my_bot/{name}", content)
+                                             for name, content in files.items())]
+    if form != "folder":
+        assert read_bot(made(form, tmp_path / "top", wrapped)).digest == expected.digest
+
+
+def test_the_console_script_refuses_a_hostile_archive_in_one_line(tmp_path: Path) -> None:
+    """As a user types it: ``arena validate``, ``arena tournament``, ``arena league add``."""
+    arena = Path(sys.executable).with_name("arena")
+    bidi = made("tar", tmp_path, [("bot.py", BOT), ("evil\u202egnp.py", b"")], "bidi")
+    twice = made("tar", tmp_path, [("bot.py", BOT), member("tar", "bot.py", None)], "twice")
+    said = {bidi: "'evil\\u202egnp.py' has a bidirectional or invisible formatting character",
+            twice: "'bot.py' appears twice (a file, then a folder)"}
+    # This checkout's code, whichever the script was installed from.
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    subprocess.run([str(arena), "league", "new", "lg"], check=True, capture_output=True, env=env)
+    for path, why in said.items():
+        for command in (["validate", path], ["tournament", path, "greedy", "--out", "t"],
+                        ["league", "add", "lg", path]):
+            done = subprocess.run([str(arena), *map(str, command)], capture_output=True,
+                                  text=True, timeout=120, env=env)
+            assert (done.returncode, done.stdout, done.stderr) == (2, "", f"error: {path}: {why}\n")
+
+
+def test_a_path_shows_as_it_is_exactly_when_safe_text_leaves_it_alone() -> None:
+    """Every character :func:`arena.safe_text` escapes (but the backslash's own rule) is
+    refused in a path, and no other is refused for what it is (the Basic Multilingual Plane)."""
+    for code in range(0x10000):
+        char = chr(code)
+        if char in "\\/":
+            continue
+        problem = path_problem(f"ab{char}c", MAX_DEPTH)
+        assert (problem is not None) == (safe_text(char) != char), (hex(code), problem)

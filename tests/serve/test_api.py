@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -133,6 +134,7 @@ def test_bad_uploads_are_refused(server, data, filename, name, status, message):
     reply = submit(server, alice, data, filename, name)
     assert reply.status_code == status, reply.text
     assert set(reply.json()) == {"error"} and message in reply.json()["error"]
+    assert len(reply.json()["error"].splitlines()) == 1
     assert list((server.folder / "bots").iterdir()) == []
     assert not any(p.name == "evil.py" for p in server.folder.parent.rglob("*"))
 
@@ -268,6 +270,18 @@ def folder_zip(files: dict[str, bytes]) -> bytes:
     return out.getvalue()
 
 
+def folder_tar(members: list[tuple[str, bytes | None]]) -> bytes:
+    """A .tar.gz of ``members`` in their order: files, or folders where the content is None."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz", format=tarfile.PAX_FORMAT) as archive:
+        for name, content in members:
+            info = tarfile.TarInfo(name)
+            info.type = tarfile.REGTYPE if content is not None else tarfile.DIRTYPE
+            info.size = len(content or b"")
+            archive.addfile(info, io.BytesIO(content) if content is not None else None)
+    return out.getvalue()
+
+
 def test_a_folder_bot_is_entered_from_its_archive(server):
     alice = participant(server, "alice")
     files = {"bot.py": FIRST, "data/notes.txt": b"kept beside bot.py\n"}
@@ -279,6 +293,11 @@ def test_a_folder_bot_is_entered_from_its_archive(server):
     files["data/notes.txt"] = b"changed\n"
     reply = submit(server, alice, folder_zip(files), "other.zip", name="keeper")
     assert reply.status_code == 201 and reply.json()["version"] == 2
+    # A tar listing its folders (before and after their files) holds each name once: entered.
+    honest = folder_tar([("keeper", None), ("keeper/bot.py", FIRST), ("keeper/data/notes.txt",
+                         b"changed\n"), ("keeper/data", None), ("./keeper/d\u00e9j\u00e0", None)])
+    reply = submit(server, alice, honest, "keeper.tar.gz")
+    assert reply.status_code == 201 and reply.json()["version"] == 2, reply.text  # same files
 
 
 @pytest.mark.parametrize(("data", "filename", "status", "message"), [
@@ -289,6 +308,13 @@ def test_a_folder_bot_is_entered_from_its_archive(server):
     (folder_zip({"bot.py": b"\xff\xfe"}), "latin.zip", 415, "bot.py must be UTF-8"),
     (FIRST, "weird.txt", 415, "not a bot: 'weird.txt'; send a .py file, or a folder"),
     (b"x" * (3 << 20), "big.zip", 413, "at most"),
+    (folder_zip({"bot.py": FIRST, "evil\u202egnp.py": b""}), "bidi.zip", 400,
+     "bidi.zip: 'keeper/evil\\u202egnp.py' has a bidirectional or invisible formatting character"),
+    (folder_tar([("bot.py", FIRST), ("bot.py", None)]), "twice.tar.gz", 400,
+     "twice.tar.gz: 'bot.py' appears twice (a file, then a folder)"),
+    (folder_tar([("bot.py", FIRST), ("Bot.py", FIRST)]), "case.tgz", 400,
+     "case.tgz: 'Bot.py' appears twice ('bot.py' before: one name to a case-insensitive "
+     "filesystem or a reader)"),
 ])
 def test_hostile_archives_and_other_files_are_refused_and_nothing_is_written(
         server, data, filename, status, message):
@@ -296,6 +322,7 @@ def test_hostile_archives_and_other_files_are_refused_and_nothing_is_written(
     reply = submit(server, alice, data, filename)
     assert reply.status_code == status, reply.text
     assert set(reply.json()) == {"error"} and message in reply.json()["error"]
+    assert len(reply.json()["error"].splitlines()) == 1
     assert list((server.folder / "bots").iterdir()) == []
     with LeagueStore.open(server.folder) as store:
         assert store.entries.all() == []
