@@ -28,6 +28,8 @@ ARENA_PARSED = {"serve", "submit", "bench"}
 #: Caps: the most games of one run (the options are rewritten down to these).
 TOURNAMENT_GAMES = "1"    # --schedule random --games 1: every bot at one table (rounded up)
 LEAGUE_GAMES = 4
+#: The longest move time a capped run plays at (mcts and learned think for all of it).
+MOVE_TIME = 0.05
 PARSER = """
 import argparse, runpy, sys
 original = argparse.ArgumentParser.parse_args
@@ -82,6 +84,10 @@ def capped(args: list[str]) -> list[str]:
         players = next((int(args[i + 1]) for i, a in enumerate(args)
                         if a in ("-p", "--players")), 2)
         args = option(args, "--max-games", str(2 * players))
+    if command[:1] in (["tournament"], ["compare"], ["play"]) or command == ["league", "new"]:
+        given = float(args[args.index("--move-time") + 1]) if "--move-time" in args else 1.0
+        if given > MOVE_TIME:
+            args = option(args, "--move-time", str(MOVE_TIME))
     return args
 
 
