@@ -3,7 +3,9 @@ restored: round robin and matchmaking finals, made whole or not at all, finished
 
 from __future__ import annotations
 
+import io
 import itertools
+import tarfile
 
 import pytest
 
@@ -157,3 +159,21 @@ def test_a_backup_restores_the_league_and_its_final(tmp_path):
     with pytest.raises(StoreError, match="cannot read the backup"):
         restore_league(tmp_path / "junk.backup", tmp_path / "again")
     assert not (tmp_path / "again").exists()
+    # Hostile backups: the manifest as a folder (it was an IsADirectoryError, a traceback),
+    # and a member given twice (the second silently replaced the first): refused in one line.
+    with tarfile.open(tmp_path / "lg.backup", "r:gz") as archive:
+        members = [(m, archive.extractfile(m).read()) for m in archive.getmembers()]
+    for name, extra in (("folder", "backup.json"), ("twice", members[-1][0].name)):
+        with tarfile.open(tmp_path / f"{name}.backup", "w:gz") as archive:
+            for member, data in members:
+                if name == "folder" and member.name == extra:
+                    member = tarfile.TarInfo(extra)
+                    member.type = tarfile.DIRTYPE
+                    archive.addfile(member)
+                    continue
+                archive.addfile(member, io.BytesIO(data))
+            if name == "twice":
+                archive.addfile(members[-1][0], io.BytesIO(members[-1][1]))
+        with pytest.raises(StoreError, match=f"not a league backup \\(it holds '{extra}'"):
+            restore_league(tmp_path / f"{name}.backup", tmp_path / name)
+        assert not (tmp_path / name).exists()

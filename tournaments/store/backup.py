@@ -149,9 +149,12 @@ def _unpack(file: Path, into: Path) -> tuple[str, ...]:
             names = [m.name for m in members]
             if MANIFEST not in names:
                 raise StoreError(f"{file} is not a league backup (no {MANIFEST})")
+            if len(set(names)) != len(names):
+                twice = next(n for n in names if names.count(n) > 1)
+                raise StoreError(f"{file} is not a league backup (it holds {twice!r} twice)")
             for member in members:
-                if member.name != MANIFEST and not (
-                        member.isfile() and _MEMBER.fullmatch(member.name)):
+                if not member.isfile() or (member.name != MANIFEST
+                                           and not _MEMBER.fullmatch(member.name)):
                     raise StoreError(f"{file} is not a league backup (it holds "
                                      f"{member.name!r})")
             archive.extractall(into, filter="data")
