@@ -132,7 +132,8 @@ def main() -> None:
         arena(args)
     elif name.startswith("python"):
         python(args)
-    elif name in ("cp", "patch") and not PARSE_ONLY:
+    elif name in ("cp", "patch") and (not PARSE_ONLY or name == "cp" and not any(
+            a.startswith("/") for a in args)):  # parse-only: a copy within the doc's folder
         log("ran", [name, *args])
         run([f"/usr/bin/{name}" if Path(f"/usr/bin/{name}").exists() else f"/bin/{name}", *args])
     else:
