@@ -93,7 +93,9 @@ def start(folder: str, argv: list[str], jail: sushi_jail.Jail | None) -> Program
             if jail is not None:
                 jail.lock(0)
             sushi_jail.die_with_parent()
-            os.execve(path, [os.path.basename(argv[0]), *argv[1:]], dict(os.environ))
+            # The loader finds $ORIGIN through /proc/self/exe, which the sandbox lacks.
+            env = {**os.environ, "LD_ORIGIN_PATH": os.path.dirname(path)}
+            os.execve(path, [os.path.basename(argv[0]), *argv[1:]], env)
         except BaseException as err:  # noqa: BLE001 - said on the log, then exit 127
             try:  # noqa: SIM105 - no contextlib here
                 os.write(2, f"cannot start the program {argv[0]!r}: {err}\n".encode())

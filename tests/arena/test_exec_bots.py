@@ -330,3 +330,28 @@ def test_a_bad_bot_json_is_refused_in_one_line(tmp_path: Path, config: str, said
     with pytest.raises(BotLoadError) as caught:
         resolve_bots([str(bot)])
     assert said in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_static_programs_and_their_own_libraries_play(pool: BotPool, tmp_path: Path) -> None:
+    """A static program needs no library; a program may bring its own (``$ORIGIN``)."""
+    source = tmp_path / "main.c"
+    source.write_text(PRELUDE + "int sushi_helper(void);\n" + GOOD.replace(
+        "(void)turn; }\n", "(void)turn; if (!sushi_helper()) abort(); }\n", 1))
+    (tmp_path / "h.c").write_text("int sushi_helper(void) { return 1; }\n")
+    own = tmp_path / "own"
+    own.mkdir()
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(own / "libsushiown.so"),
+                    str(tmp_path / "h.c")], check=True, capture_output=True)
+    subprocess.run(["gcc", "-o", str(own / "own"), str(source), f"-L{own}", "-lsushiown",
+                    "-Wl,-rpath,$ORIGIN"], check=True, capture_output=True)
+    (own / "bot.json").write_text('{"command": ["./own"]}')
+    static = tmp_path / "static"
+    static.mkdir()
+    done = subprocess.run(["gcc", "-static", "-o", str(static / "static"), str(source),
+                           str(tmp_path / "h.c")], capture_output=True)
+    (static / "bot.json").write_text('{"command": ["./static"]}')
+    from arena import resolve_bots
+
+    for bot in (own, static) if done.returncode == 0 else (own,):
+        resolve_bots([str(bot)])  # accepted by the host's check
+        assert kinds(play(pool, bot)) == []
