@@ -124,7 +124,8 @@ class Program:
         self.write({"type": "new_game", "obs": request["obs"], "seed": request["seed"]})
 
     def end(self, request: dict[str, Any]) -> None:
-        self.write({"type": "end_game", "result": request["result"]})
+        """``end_game``; a program that has already exited (after its last pick) is done."""
+        self.write({"type": "end_game", "result": request["result"]}, ending=True)
 
     def pick(self, request: dict[str, Any]) -> object:
         """The program's answer to ``pick``: the value of its ``"pick"``; raises
@@ -148,7 +149,7 @@ class Program:
         return answer["pick"]
 
     # ------------------------------------------------------------------ the pipes
-    def write(self, message: dict[str, Any]) -> None:
+    def write(self, message: dict[str, Any], *, ending: bool = False) -> None:
         import json
 
         data = (json.dumps(message, separators=(",", ":")) + "\n").encode()
@@ -157,7 +158,8 @@ class Program:
             while view:
                 view = view[os.write(self.stdin, view):]
         except BrokenPipeError:
-            self.exited()
+            if not ending:
+                self.exited()
 
     def pending(self) -> bool:
         """The program wrote something not asked for (or closed its stdout)."""

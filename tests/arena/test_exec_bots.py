@@ -355,3 +355,30 @@ def test_static_programs_and_their_own_libraries_play(pool: BotPool, tmp_path: P
     for bot in (own, static) if done.returncode == 0 else (own,):
         resolve_bots([str(bot)])  # accepted by the host's check
         assert kinds(play(pool, bot)) == []
+
+
+def test_as_an_ordinary_user(programs: dict[str, Path]) -> None:
+    """The good program, a protocol break and the hostile programs again, with the arena run
+    by an ordinary user (bubblewrap in a user namespace, no uid per bot, no cgroups)."""
+    from tests.arena import unprivileged
+
+    reason = unprivileged.unavailable()
+    if reason:
+        pytest.skip(f"unprivileged arena tests: {reason}")
+    bots = Path(__file__).resolve().parent / "bots"
+    good = [("first", bots / "first.py"), ("seeded", bots / "seeded.py")]
+    expected = {"cfirst": set(), "garbage": {"protocol"}, "quitter": {"crash"},
+                **{bot: set() for bot in ("forker", "sockets", "tracer", "writer", "locker",
+                                          "reader")}}
+    games = [unprivileged.Game(bot, [(bot, programs[bot]), *good]) for bot in expected]
+    try:
+        run = unprivileged.run_games(games)
+    except unprivileged.Unavailable as err:
+        pytest.skip(f"unprivileged arena tests: {err}")
+    assert run.result["error"] is None, run.result["error"]
+    for bot, kinds_expected in expected.items():
+        played = run.game(bot)
+        assert played["error"] is None and played["replay"] is None, played
+        assert [f for f in played["faults"] if f["seat"] != 0] == []
+        assert {f["kind"] for f in played["faults"]} == kinds_expected, played["faults"]
+    assert run.leftovers == []
