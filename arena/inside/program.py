@@ -149,9 +149,19 @@ class Program:
         return answer["pick"]
 
     # ------------------------------------------------------------------ the pipes
+    def pause(self, stop: bool) -> None:
+        """Stop the program once it has answered, continue it when it is asked again: it
+        gets no CPU between its turns. (The arena stops the runner alone, under seccomp, as
+        a Python bot's process can start no other; the cgroup's freeze would stop both.)"""
+        try:  # noqa: SIM105 - no contextlib here
+            os.kill(self.pid, 19 if stop else 18)  # SIGSTOP, SIGCONT
+        except OSError:
+            pass  # exited: the next read or write says so
+
     def write(self, message: dict[str, Any], *, ending: bool = False) -> None:
         import json
 
+        self.pause(False)
         data = (json.dumps(message, separators=(",", ":")) + "\n").encode()
         view = memoryview(data)
         try:
@@ -218,4 +228,5 @@ class Program:
     def close(self) -> None:
         """The game is over: the program's stdin closed, a moment to finish, then killed."""
         os.close(self.stdin)
+        self.pause(False)
         self.wait(_EXIT_GRACE)

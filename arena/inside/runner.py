@@ -236,6 +236,7 @@ class Runner:
         else:
             (program.begin if op == "begin" else program.end)(request)
             reply = {"ok": True}
+        program.pause(True)
         reply["id"] = ident
         self.send(reply)
 

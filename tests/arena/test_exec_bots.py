@@ -22,7 +22,7 @@ import pytest
 from arena import MAX_FAULTS, BotPool, GameResult
 from engine import replay
 from tests.arena.conftest import options, spec
-from tests.arena.zoo import processes_of_uids, wait_until
+from tests.arena.zoo import processes_of_uids, wait_until, write_bot
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
 
@@ -148,6 +148,31 @@ PROGRAMS = {
         memset(p, 1, 64 << 20);
     }
 """),
+    # Thinks on other bots' time: a thread spins; between its answer and its next request
+    # (>= 0.1 s: an opponent sleeps) it must have had no CPU.
+    "ponderer": """
+#include <time.h>
+static double last_cpu, last_wall;
+static double now(clockid_t clock) {
+    struct timespec t;
+    clock_gettime(clock, &t);
+    return t.tv_sec + t.tv_nsec / 1e9;
+}
+static void *spin(void *arg) { for (volatile long i = 0;; i++) {} return arg; }
+static const char *attempt(int turn) {
+    static pthread_t id;
+    if (turn == 1) { pthread_create(&id, NULL, spin, NULL); return NULL; }
+    double cpu = now(CLOCK_PROCESS_CPUTIME_ID) - last_cpu;
+    double wall = now(CLOCK_MONOTONIC) - last_wall;
+    fprintf(stderr, "between turns: %.3f s, %.3f CPU-s\\n", wall, cpu);
+    return wall > 0.08 && cpu > wall / 2 ? "pondered" : NULL;
+}
+static void before_answer(int turn) {
+    (void)turn;
+    last_cpu = now(CLOCK_PROCESS_CPUTIME_ID);
+    last_wall = now(CLOCK_MONOTONIC);
+}
+""",
 }
 
 
@@ -240,6 +265,17 @@ def test_hostile_programs_are_contained(pool: BotPool, programs: dict[str, Path]
                                         bot: str) -> None:
     result = play(pool, programs[bot])
     assert kinds(result) == [], result.faults
+
+
+def test_a_program_gets_no_cpu_between_its_turns(tmp_path: Path, programs: dict[str, Path]
+                                                ) -> None:
+    sleeper = write_bot(tmp_path, "sleeper", "import time\n\ndef pick(obs):\n"
+                                             "    time.sleep(0.1)\n    return obs.hand[0]\n")
+    with BotPool(options(log_dir=tmp_path)) as pool:
+        result = pool.play([spec("ponderer", programs["ponderer"]), spec("sleeper", sleeper)],
+                           seed=2)
+    assert kinds(result) == [], result.faults
+    assert "between turns: " in (tmp_path / "ponderer.log").read_text()
 
 
 def test_a_memory_bomb_is_stopped(tmp_path: Path, programs: dict[str, Path]) -> None:
