@@ -115,6 +115,10 @@ class Program:
         self.stdin = stdin
         self.stdout = stdout
         self.buffer = b""
+        #: The program has exited and was reaped (its pid no longer ours to signal).
+        self.reaped = False
+        #: Seconds of the last pick's time limit: how long it may take to end its game.
+        self.time_limit = 0.5
         #: Why the program broke the protocol (then every later pick is refused too).
         self.broken = ""
 
@@ -124,8 +128,13 @@ class Program:
         self.write({"type": "new_game", "obs": request["obs"], "seed": request["seed"]})
 
     def end(self, request: dict[str, Any]) -> None:
-        """``end_game``; a program that has already exited (after its last pick) is done."""
+        """``end_game``, then end of file on its stdin: the program's game is over, and it
+        may take most of a pick's time limit to exit (killed after that, with no fault: it had
+        no question to answer). A program that exited after its last pick is done."""
         self.write({"type": "end_game", "result": request["result"]}, ending=True)
+        os.close(self.stdin)
+        self.stdin = -1
+        self.wait(0.8 * self.time_limit)
 
     def pick(self, request: dict[str, Any]) -> object:
         """The program's answer to ``pick``: the value of its ``"pick"``; raises
@@ -135,6 +144,7 @@ class Program:
             self.broken = f"stdout before a pick: {_shown(line)}"
         if self.broken:
             raise ProgramError(self.broken)
+        self.time_limit = float(request["obs"].get("time_limit", self.time_limit))
         self.write({"type": "pick", "obs": request["obs"]})
         line = self.line()
         import json
@@ -153,6 +163,8 @@ class Program:
         """Stop the program once it has answered, continue it when it is asked again: it
         gets no CPU between its turns. (The arena stops the runner alone, under seccomp, as
         a Python bot's process can start no other; the cgroup's freeze would stop both.)"""
+        if self.reaped:
+            return
         try:  # noqa: SIM105 - no contextlib here
             os.kill(self.pid, 19 if stop else 18)  # SIGSTOP, SIGCONT
         except OSError:
@@ -213,20 +225,30 @@ class Program:
         """The program's wait status; killed after ``grace`` seconds."""
         import time
 
+        if self.reaped:
+            return 0
         until = time.monotonic() + grace
-        while time.monotonic() < until:
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
+        status = None
+        while status is None and time.monotonic() < until:
+            pid, found = os.waitpid(self.pid, os.WNOHANG)
             if pid:
-                return status
-            time.sleep(0.005)
-        try:  # noqa: SIM105 - no contextlib here
-            os.kill(self.pid, 9)
-        except OSError:
-            pass
-        return os.waitpid(self.pid, 0)[1]
+                status = found
+            else:
+                time.sleep(0.002)
+        if status is None:
+            try:  # noqa: SIM105 - no contextlib here
+                os.kill(self.pid, 9)
+            except OSError:
+                pass
+            status = os.waitpid(self.pid, 0)[1]
+        self.reaped = True
+        return status
 
     def close(self) -> None:
-        """The game is over: the program's stdin closed, a moment to finish, then killed."""
-        os.close(self.stdin)
+        """The arena is done with this process: the program's stdin closed, a moment to
+        finish, then killed."""
+        if self.stdin >= 0:
+            os.close(self.stdin)
+            self.stdin = -1
         self.pause(False)
         self.wait(_EXIT_GRACE)

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from arena import MAX_FAULTS, BotPool, GameResult
-from engine import replay
+from engine import Variant, replay
 from tests.arena.conftest import options, spec
 from tests.arena.zoo import processes_of_uids, wait_until, write_bot
 
@@ -176,6 +176,50 @@ static void before_answer(int turn) {
 }
 
 
+#: Checks the messages against INTERFACES.md's contract: every key of OBS in new_game and pick,
+#: new_game's seed first, end_game's result last (logged).
+CONTRACT = r"""
+#include <stdio.h>
+#include <string.h>
+
+static char line[1 << 17];
+static const char *KEYS[] = {"\"seat\":", "\"players\":", "\"round\":", "\"turn\":",
+    "\"hand\":", "\"tableaux\":", "\"puddings\":", "\"scores\":", "\"known_hands\":",
+    "\"can_use_chopsticks\":", "\"pass_direction\":", "\"time_limit\":",
+    "\"variant\":", "\"for_dummy\":"};
+
+static const char *missing(void) {
+    for (unsigned i = 0; i < sizeof KEYS / sizeof *KEYS; i++)
+        if (!strstr(line, KEYS[i])) return KEYS[i];
+    return NULL;
+}
+
+int main(void) {
+    int began = 0;
+    while (fgets(line, sizeof line, stdin)) {
+        if (strstr(line, "{\"type\":\"new_game\"") == line) {
+            began = strstr(line, "\"seed\":") && !missing();
+            fprintf(stderr, "new_game ok: %d\n", began);
+        } else if (strstr(line, "{\"type\":\"end_game\"") == line) {
+            fprintf(stderr, "end_game: %s", line);
+        } else if (strstr(line, "{\"type\":\"pick\"") == line) {
+            const char *gap = missing();
+            char *hand = strstr(line, "\"hand\":[\"") + 9;
+            *strchr(hand, '"') = 0;
+            if (!began) printf("{\"pick\": \"NO new_game\"}\n");
+            else if (gap) printf("{\"pick\": \"MISSING %.20s\"}\n", gap + 1);
+            else printf("{\"pick\": \"%s\"}\n", hand);
+            fflush(stdout);
+        } else {
+            fprintf(stderr, "unknown message: %s", line);
+            return 4;
+        }
+    }
+    return 0;
+}
+"""
+
+
 def _reader(secret: Path) -> str:
     paths = [str(secret), "/etc/passwd", "/etc/shadow", "/root/.bashrc", "/proc/1/environ",
              str(Path(__file__).resolve())]
@@ -265,6 +309,22 @@ def test_hostile_programs_are_contained(pool: BotPool, programs: dict[str, Path]
                                         bot: str) -> None:
     result = play(pool, programs[bot])
     assert kinds(result) == [], result.faults
+
+
+def test_the_messages_follow_the_contract(tmp_path: Path) -> None:
+    bot = tmp_path / "contract"
+    bot.mkdir()
+    (tmp_path / "contract.c").write_text(CONTRACT)
+    subprocess.run(["gcc", "-o", str(bot / "contract"), str(tmp_path / "contract.c")],
+                   check=True, capture_output=True)
+    (bot / "bot.json").write_text('{"command": ["./contract", "an argument"]}')
+    with BotPool(options(log_dir=tmp_path / "logs")) as pool:
+        result = pool.play([spec("contract", bot), spec("first")], seed=5,
+                           variant=(Variant.TWO_PLAYER_DUMMY,))
+    assert kinds(result) == [], result.faults
+    log = (tmp_path / "logs" / "contract.log").read_text()
+    assert "new_game ok: 1" in log and "unknown message" not in log
+    assert '"result":{"seat":0,"players":["contract","first","dummy"]' in log
 
 
 def test_a_program_gets_no_cpu_between_its_turns(tmp_path: Path, programs: dict[str, Path]
