@@ -27,6 +27,7 @@ from typing import Literal, NoReturn
 from arena.botnames import MAX_DEPTH, Names
 from arena.botnames import path_problem as _path_problem
 from arena.botnames import show as _show
+from arena.programs import folder_entry
 
 __all__ = ["ARCHIVE_SUFFIXES", "DIGEST_DOMAIN", "ENTRY", "BotFiles", "BotFilesError",
            "BotLimits", "read_archive", "read_bot", "write_tree"]
@@ -87,7 +88,7 @@ class BotFiles:
                 raise BotFilesError(f"{label}: {_show(path)} {problem}")
         if paths != sorted(set(paths)) or self.entry not in paths or (
                 paths != [self.entry] or not self.entry.endswith(".py") if self.kind == "file"
-                else self.kind != "folder" or self.entry != ENTRY):
+                else self.kind != "folder" or self.entry != folder_entry(paths)):
             raise BotFilesError(f"{label}: not a {self.kind} bot with entry {_show(self.entry)}, "
                                 "or its files are not sorted by path, or repeat one")
 
@@ -241,14 +242,16 @@ class _Collector:
             self.fail(f"{_show(path)} is both a file and a folder")
         tops = {p.split("/", 1)[0] for p in files}
         top = tops.pop() if len(tops) == 1 else ""
-        if archive and ENTRY not in files and f"{top}/{ENTRY}" in files:
+        if archive and folder_entry(files) is None and folder_entry(
+                {p[len(top) + 1:] for p in files if p.startswith(f"{top}/")}) is not None:
             files = {p[len(top) + 1:]: content for p, content in files.items()}
         for path in files:
             if path.count("/") >= MAX_DEPTH:
                 self.fail(f"{_show(path)} is more than {MAX_DEPTH} levels deep")
-        if ENTRY not in files:
+        entry = folder_entry(files)
+        if entry is None:
             self.fail(f"no {ENTRY} at the top of the folder")
-        return BotFiles(name, "folder", ENTRY, tuple(sorted(files.items())))
+        return BotFiles(name, "folder", entry, tuple(sorted(files.items())))
 
 
 def _read_folder(path: Path, label: str, limits: BotLimits) -> BotFiles:

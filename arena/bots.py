@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.botfiles import BotFilesError, BotLimits, read_bot
+from arena.botfiles import ENTRY, BotFilesError, BotLimits, read_bot
+from arena.programs import PROGRAM_ENTRY, program_problem
 
 __all__ = ["ARCHIVES", "BotLoadError", "BotSpec", "bot_stem", "missing_bot_hint", "resolve_bots"]
 
@@ -51,16 +52,21 @@ def bot_stem(path: Path) -> str:
     return name
 
 
+def _is_folder_bot(path: Path) -> bool:
+    """A folder holding ``bot.py``, or ``bot.json`` (a program)."""
+    return (path / ENTRY).is_file() or (path / PROGRAM_ENTRY).is_file()
+
+
 def _is_bot(path: Path) -> bool:
     """A bot file, a folder bot or a bot archive (not a folder of bots)."""
     if path.is_dir():
-        return (path / "bot.py").is_file()
+        return _is_folder_bot(path)
     return path.name.endswith((".py", *ARCHIVES))
 
 
 def _files_for(arg: str) -> list[Path]:
     path = Path(arg).expanduser()
-    if path.is_dir() and not (path / "bot.py").is_file():
+    if path.is_dir() and not _is_folder_bot(path):
         files = sorted(p.resolve() for p in path.iterdir()
                        if not p.name.startswith(("_", ".")) and _is_bot(p))
         if not files:
@@ -128,7 +134,10 @@ def resolve_bots(args: Sequence[str], *, limits: BotLimits | None = None) -> lis
     for file in files:
         if file.is_dir() or file.name.endswith(ARCHIVES):
             try:
-                read_bot(file, limits=limits or BotLimits())
+                bot = read_bot(file, limits=limits or BotLimits())
+                problem = program_problem(bot.files) if bot.entry == PROGRAM_ENTRY else None
+                if problem is not None:
+                    raise BotLoadError(f"{file}: {problem}")
             except BotFilesError as err:
                 raise BotLoadError(str(err)) from None
             except OSError as err:

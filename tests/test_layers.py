@@ -115,7 +115,7 @@ def test_packages_above_import_only_the_tournaments_api() -> None:
 
 #: What code running inside a sandbox may import besides the standard library.
 INSIDE_MAY_IMPORT = {"engine", "sushi_runner", "sushi_jail", "sushi_kernel", "sushi_zygote",
-                     "sushi_boot", "arena"}
+                     "sushi_boot", "sushi_program", "arena"}
 
 
 def test_code_inside_the_sandbox_imports_only_the_standard_library_and_engine() -> None:

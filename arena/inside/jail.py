@@ -18,8 +18,8 @@ if TYPE_CHECKING or __package__:  # on the host (type checks, documentation): th
 else:  # in the sandbox: the library's copy, next to this file
     import sushi_kernel as kernel
 
-__all__ = ["Jail", "confine", "drop_capabilities", "install_filter", "mount_tmp", "place",
-           "read_program"]
+__all__ = ["Jail", "confine", "die_with_parent", "drop_capabilities", "install_filter",
+           "mount_tmp", "place", "read_program"]
 
 #: The bot's folder: no devices, no set-uid, nothing executed from it, no atimes.
 _BOT_FOLDER = kernel.MS_PLAIN | kernel.MS_NOEXEC
@@ -77,6 +77,12 @@ def install_filter(libc: Any, program: bytes) -> None:
     kernel.check(libc.syscall(number, 1, 0, ctypes.byref(prog)), "seccomp")
 
 
+def die_with_parent() -> None:
+    """SIGKILL this process when its parent ends (set after any change of uid, which clears
+    it): a bot's program never outlives its runner."""
+    kernel.check(kernel.libc().prctl(kernel.PR_SET_PDEATHSIG, 9, 0, 0, 0), "pdeathsig")
+
+
 def read_program(fd: int | None) -> bytes:
     """The seccomp program the arena wrote to pipe ``fd`` (empty without one)."""
     if fd is None:
@@ -115,13 +121,17 @@ def mount_tmp(tmp_bytes: int) -> None:
     os.chdir("/tmp")
 
 
-def place(folder: str, files: list[tuple[str, bytes]], *, mount: bool) -> None:
+def place(folder: str, files: list[tuple[str, bytes]], *, mount: bool,
+          program: str | None = None) -> None:
     """Write the bot's files under ``folder``: with ``mount`` (in the sandbox), into a fresh
-    tmpfs mounted there and then made read-only; without, into a plain folder."""
+    tmpfs mounted there and then made read-only; without, into a plain folder. ``program``:
+    the one file made executable (a bot that is a program); the folder is then mounted without
+    ``noexec``, and every other file stays mode 0644."""
+    flags = _BOT_FOLDER if program is None else kernel.MS_PLAIN
     if mount:
         size = sum(len(data) for _, data in files) + (len(files) + 16) * 4096
         options = f"size={size},nr_inodes={2 * len(files) + 64},mode=0755"
-        kernel.mount_tmpfs(kernel.libc(), folder, _BOT_FOLDER, options, "mount the bot's folder")
+        kernel.mount_tmpfs(kernel.libc(), folder, flags, options, "mount the bot's folder")
     for path, data in files:
         target = f"{folder}/{path}"
         os.makedirs(os.path.dirname(target) or ".", mode=0o755, exist_ok=True)
@@ -132,6 +142,8 @@ def place(folder: str, files: list[tuple[str, bytes]], *, mount: bool) -> None:
                 view = view[os.write(fd, view):]
         finally:
             os.close(fd)
+    if program is not None:
+        os.chmod(f"{folder}/{program}", 0o755)
     if mount:
-        kernel.remount_read_only(kernel.libc(), folder, _BOT_FOLDER,
+        kernel.remount_read_only(kernel.libc(), folder, flags,
                                  "make the bot's folder read-only")

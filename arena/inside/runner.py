@@ -30,6 +30,7 @@ if TYPE_CHECKING or __package__:  # on the host (type checks, documentation): th
     from typing import Any
 
     from arena.inside import jail as sushi_jail
+    from arena.inside import program as sushi_program
 else:  # in the sandbox: the library's copy, next to this file
     import sushi_jail
 
@@ -106,6 +107,8 @@ class Runner:
         #: What is left to lock down before the bot's code runs (None: done already).
         self.jail = jail
         self.module: Any = None
+        #: The bot's program, for a bot that is one (``bot.json``; ``sushi_program``).
+        self.program: Any = None
         self.path = ""
         self.source = ""
 
@@ -163,6 +166,9 @@ class Runner:
         # In a sandbox, a tmpfs of its own; without one, a folder of the scratch directory.
         sandboxed = self.jail is not None and self.jail.mount
         folder = BOT_DIR if sandboxed else os.path.abspath("bot")
+        if entry == "bot.json":
+            self.load_program(ident, files, folder, sandboxed, request)
+            return
         sushi_jail.place(folder, files, mount=sandboxed)
         if self.jail is not None:
             self.jail.lock(request.get("address_base", 0))
@@ -196,6 +202,44 @@ class Runner:
                  if callable(getattr(module, h, None))]
         self.send({"id": ident, "ready": True, "hooks": hooks})
 
+    def load_program(self, ident: int, files: list[tuple[str, bytes]], folder: str,
+                     sandboxed: bool, request: dict[str, Any]) -> None:
+        """A bot that is a program (``bot.json``): its files placed (the program executable),
+        the program started, then this process locked down (:mod:`arena.inside.program`)."""
+        # Imported only for such a bot (a Python bot's runner does not load it).
+        relay = sushi_program if __package__ else __import__("sushi_program")
+        try:
+            argv = relay.command(dict(files))
+        except relay.ProgramError as err:
+            self.send({"id": ident, "error": str(err), "where": "load", "tb": ""})
+            return
+        sushi_jail.place(folder, files, mount=sandboxed, program=argv[0])
+        self.program = relay.start(folder, argv, self.jail)
+        if self.jail is not None:
+            self.jail.lock(request.get("address_base", 0))
+            self.jail = None
+        self.send({"id": ident, "ready": True, "hooks": ["new_game", "end_game"]})
+
+    def serve_program(self, ident: int, request: dict[str, Any]) -> None:
+        """One request for the bot's program: ``begin`` and ``end`` written to it, ``pick``
+        answered with its answer (a protocol fault: a line the hub cannot parse, naming what
+        the program wrote)."""
+        program = self.program
+        op = request["op"]
+        if op == "pick":
+            try:
+                reply = pick_reply(program.pick(request))
+            except Exception as err:  # sushi_program.ProgramError: what the program wrote
+                data = ("program " + str(err)).replace("\n", " ") + "\n"
+                os.write(self.rep, data.encode("utf-8", "backslashreplace"))
+                return
+        else:
+            (program.begin if op == "begin" else program.end)(request)
+            reply = {"ok": True}
+        program.pause(True)
+        reply["id"] = ident
+        self.send(reply)
+
     @staticmethod
     def flush_output() -> None:
         for stream in (sys.stdout, sys.stderr):
@@ -210,11 +254,16 @@ class Runner:
         while True:
             request = self.receive()
             if request is None:
+                if self.program is not None:
+                    self.program.close()
                 return
             ident = request["id"]
             op = request["op"]
             if op == "load":
                 self.load(ident, request)
+                continue
+            if self.program is not None:
+                self.serve_program(ident, request)
                 continue
             module = self.module
             if module is None:

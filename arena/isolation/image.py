@@ -38,7 +38,7 @@ from arena.isolation.packages import (
 )
 
 __all__ = ["DEFAULT_PACKAGES", "IMAGE_PACKAGES", "ImageSpec", "Package", "PackageError",
-           "image_spec", "resolve_packages"]
+           "image_spec", "missing_libraries", "resolve_packages"]
 
 log = logging.getLogger(__name__)
 
@@ -202,3 +202,43 @@ def image_spec(packages: tuple[str, ...], lib: str, lib_in_box: str) -> ImageSpe
         spec.add_file("/etc/ld.so.cache")
     spec.dirs.update({"/tmp", "/dev", "/etc", "/arena/bot", IMAGE_PACKAGES})
     return spec
+
+
+@functools.lru_cache(maxsize=1)
+def _interpreter_libraries() -> frozenset[str]:
+    """The real paths of the shared libraries every image holds: the interpreter's and its
+    standard extension modules' (the loader included)."""
+    executable = os.path.realpath(sys.executable)
+    base = {"base": sys.base_prefix, "platbase": sys.base_exec_prefix,
+            "installed_base": sys.base_prefix, "installed_platbase": sys.base_exec_prefix}
+    dynload = os.path.join(sysconfig.get_paths(vars=base)["platstdlib"], "lib-dynload")
+    elves = [executable]
+    if os.path.isdir(dynload):
+        elves += [os.path.join(dynload, n) for n in os.listdir(dynload)
+                  if _SO.search(n) and not _DYNLOAD_SKIP.match(n)]
+    return frozenset(os.path.realpath(p) for p in shared_libraries([e for e in elves
+                                                                    if is_elf(e)]))
+
+
+def missing_libraries(program: str, inside: str) -> list[str]:
+    """The shared libraries the ELF program at ``program`` (in its bot's folder ``inside``)
+    needs that no image holds (not found on this host, not among the interpreter's, nor in the
+    bot's folder), by name; [] when it can run in one."""
+    from arena.isolation.elf import dynamic
+
+    needed, _, interp = dynamic(program)
+    quiet = logging.getLogger("arena.isolation.elf")
+    level, quiet.level = quiet.level, logging.ERROR  # what is not found is said below
+    try:
+        found = shared_libraries([program])
+    finally:
+        quiet.setLevel(level)
+    held = _interpreter_libraries() | {p for p in map(os.path.realpath, found)
+                                       if p.startswith(os.path.realpath(inside) + "/")}
+    names = {os.path.basename(p): p for p in found}
+    missing = [n for n in needed if n not in names]
+    missing += sorted(os.path.basename(p) for p in found
+                      if os.path.realpath(p) not in held and os.path.basename(p) not in missing)
+    if interp and os.path.realpath(interp) not in held and interp not in missing:
+        missing.append(interp)
+    return sorted(set(missing))

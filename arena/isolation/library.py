@@ -27,7 +27,7 @@ RUNNER = INSIDE / "runner.py"
 #: its library.
 IN_BOX = {"sushi_runner": RUNNER, "sushi_jail": INSIDE / "jail.py",
           "sushi_kernel": INSIDE / "kernel.py", "sushi_zygote": INSIDE / "zygote.py",
-          "sushi_boot": INSIDE / "boot.py"}
+          "sushi_boot": INSIDE / "boot.py", "sushi_program": INSIDE / "program.py"}
 #: Where the library appears inside the sandbox.
 LIB_IN_BOX = "/arena/lib"
 #: What the runner is told at its start, and the arena holds it to: the longest name it sends

@@ -1,0 +1,58 @@
+"""Bots that are programs: a folder holding ``bot.json`` (INTERFACES.md, "Any language")
+instead of ``bot.py``, and what the host checks before such a bot is started.
+
+``bot.json`` names the command (:func:`arena.inside.program.command` reads it, here and in the
+sandbox alike); the program is an ELF executable of the bot's folder whose shared libraries the
+sandbox's image holds (:func:`arena.isolation.image.missing_libraries`). What the host refuses
+it refuses in one line, before any game (:func:`program_problem`); what runs inside the
+sandbox is :mod:`arena.inside.program`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+__all__ = ["PROGRAM_ENTRY", "folder_entry", "program_problem"]
+
+#: The file naming a program bot's command; a folder holding it and no ``bot.py`` is one.
+PROGRAM_ENTRY = "bot.json"
+#: A folder bot's entries, by precedence: ``bot.py`` (:data:`arena.botfiles.ENTRY`), then
+#: :data:`PROGRAM_ENTRY`.
+_ENTRIES = ("bot.py", PROGRAM_ENTRY)
+
+
+def folder_entry(paths: Collection[str]) -> str | None:
+    """A folder bot's entry among its files' ``paths``: ``bot.py`` (a Python bot), else
+    ``bot.json`` (a program), else None (not a bot)."""
+    return next((e for e in _ENTRIES if e in paths), None)
+
+
+def program_problem(files: Sequence[tuple[str, bytes]]) -> str | None:
+    """Why the program bot of ``files`` cannot run in this arena (one line), or None: a bad
+    ``bot.json``, a command that is not a 64-bit ELF program of the folder, or shared libraries
+    the sandbox's image does not hold."""
+    import os
+    import tempfile
+
+    from arena.inside.program import ProgramError, command
+    from arena.isolation.image import missing_libraries
+
+    contents = dict(files)
+    try:
+        argv = command(contents)
+    except ProgramError as err:
+        return str(err)
+    data = contents[argv[0]]
+    if data[:4] != b"\x7fELF" or data[4:5] != b"\x02":
+        return (f"{argv[0]} is not a 64-bit ELF program (a script needs a runtime, and this "
+                "arena allows none)")
+    with tempfile.TemporaryDirectory(prefix="sushi-program-") as folder:
+        for name, content in files:  # its own libraries ($ORIGIN) are found as in the sandbox
+            os.makedirs(os.path.dirname(os.path.join(folder, name)), exist_ok=True)
+            with open(os.path.join(folder, name), "wb") as f:
+                f.write(content)
+        missing = missing_libraries(os.path.join(folder, argv[0]), inside=folder)
+    if missing:
+        return (f"{argv[0]} needs {', '.join(missing)}, which the sandbox does not hold (it "
+                "holds the C library and the other libraries of the arena's Python)")
+    return None

@@ -1,0 +1,481 @@
+"""Bots that are programs (a folder with ``bot.json``): C bots the tests build with gcc, each
+in real games with real sandboxed processes.
+
+A good C bot validates, plays a sandboxed tournament with no fault; programs that break the
+JSON-lines protocol get the fault a Python bot breaking it gets; hostile programs (the
+Python zoo's attacks, in C) are contained: each tries its attack at its first pick and, when
+the attack works, answers ``ESCAPED <what>`` (an illegal pick the test sees), else plays on.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arena import MAX_FAULTS, BotPool, GameResult
+from engine import Variant, replay
+from tests.arena.conftest import options, spec
+from tests.arena.zoo import processes_of_uids, wait_until, write_bot
+
+pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+
+#: Every program: reads JSON lines, answers each pick with the first card of its hand, after
+#: ``attempt(turn)`` (NULL: nothing escaped) and ``before_answer(turn)``.
+PRELUDE = r"""
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <netinet/in.h>
+#include <unistd.h>
+
+static char line[1 << 17];
+static const char *attempt(int turn);
+static void before_answer(int turn);
+
+int main(void) {
+    int turn = 0;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    while (fgets(line, sizeof line, stdin)) {
+        if (!strstr(line, "\"type\":\"pick\"")) continue;
+        turn++;
+        const char *escaped = attempt(turn);
+        if (escaped) { printf("{\"pick\": \"ESCAPED %s\"}\n", escaped); continue; }
+        char *hand = strstr(line, "\"hand\":[\"");
+        if (!hand) return 2;
+        hand += 9;
+        *strchr(hand, '"') = 0;
+        before_answer(turn);
+        printf("{\"pick\": \"%s\"}\n", hand);
+    }
+    return 0;
+}
+"""
+
+GOOD = """
+static const char *attempt(int turn) { (void)turn; return NULL; }
+static void before_answer(int turn) { (void)turn; }
+"""
+
+
+def _protocol(before: str) -> str:
+    return ("static const char *attempt(int turn) { (void)turn; return NULL; }\n"
+            f"static void before_answer(int turn) {{ {before} }}\n")
+
+
+def _hostile(body: str) -> str:
+    return ("static const char *attempt(int turn) {\n    if (turn != 1) return NULL;\n"
+            f"{body}\n    return NULL;\n}}\n"
+            "static void before_answer(int turn) { (void)turn; }\n")
+
+
+PROGRAMS = {
+    "cfirst": GOOD,
+    # Protocol breaks.
+    "garbage": _protocol('printf("hello there\\n");'),
+    "silent": _protocol("if (turn >= 2) { for (;;) pause(); }"),
+    "longline": _protocol('if (turn >= 2) { for (int i = 0; i < 100000; i++) putchar(\'x\'); }'),
+    "quitter": _protocol("if (turn >= 3) exit(3);"),
+    # Hostile programs.
+    "forker": _hostile("""
+    pid_t pid = fork();
+    if (pid == 0) _exit(0);
+    if (pid > 0) return "fork";
+    if (syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0) >= 0) return "clone";
+    if (syscall(SYS_vfork) >= 0) return "vfork";
+    char *argv[] = {"sh", "-c", "true", NULL};
+    execv("/bin/sh", argv);  /* nothing to exec: the image holds no shell */
+"""),
+    "sockets": _hostile("""
+    if (socket(AF_INET, SOCK_STREAM, 0) >= 0) return "inet socket";
+    if (socket(AF_UNIX, SOCK_STREAM, 0) >= 0) return "unix socket";
+    int pair[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, pair) == 0) return "socketpair";
+"""),
+    "tracer": _hostile("""
+    if (ptrace(PTRACE_TRACEME, 0, 0, 0) == 0) return "traceme";
+    if (ptrace(PTRACE_ATTACH, getppid(), 0, 0) == 0) return "attach to the runner";
+    if (ptrace(PTRACE_ATTACH, 1, 0, 0) == 0) return "attach to pid 1";
+"""),
+    "writer": _hostile("""
+    if (open("./bot.json", O_WRONLY | O_APPEND) >= 0) return "wrote bot.json";
+    if (open("./new_file", O_WRONLY | O_CREAT, 0644) >= 0) return "created in its folder";
+    if (open("/usr/escaped", O_WRONLY | O_CREAT, 0644) >= 0) return "created in /usr";
+    if (open("/escaped", O_WRONLY | O_CREAT, 0644) >= 0) return "created in /";
+    int fd = open("/tmp/scratch", O_WRONLY | O_CREAT, 0644);  /* its private /tmp works */
+    if (fd < 0 || write(fd, "ok", 2) != 2) return "NO /tmp";
+"""),
+    "locker": _hostile("""
+    int fd = open("./bot.json", O_RDONLY);
+    if (fd < 0) return "NO bot.json";
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0) return "flock";
+    struct flock lock = {.l_type = F_RDLCK, .l_whence = SEEK_SET};
+    if (fcntl(fd, F_SETLK, &lock) == 0) return "fcntl lock";
+    if (posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0) return "fadvise";
+    if (syscall(SYS_memfd_create, "x", 0) >= 0) return "memfd";
+"""),
+    "threads": _hostile("""
+    static pthread_t ids[300];
+    int made = 0;
+    for (int i = 0; i < 300; i++) {
+        if (pthread_create(&ids[i], NULL, (void *(*)(void *))pause, NULL) != 0) break;
+        made++;
+    }
+    if (made >= 300) return "300 threads";
+    fprintf(stderr, "threads made: %d\\n", made);
+"""),
+    "hog": _hostile("""
+    for (;;) {
+        char *p = malloc(64 << 20);
+        if (!p) { fprintf(stderr, "malloc refused\\n"); exit(9); }
+        memset(p, 1, 64 << 20);
+    }
+"""),
+    # Thinks on other bots' time: a thread spins; between its answer and its next request
+    # (>= 0.1 s: an opponent sleeps) it must have had no CPU.
+    "ponderer": """
+#include <time.h>
+static double last_cpu, last_wall;
+static double now(clockid_t clock) {
+    struct timespec t;
+    clock_gettime(clock, &t);
+    return t.tv_sec + t.tv_nsec / 1e9;
+}
+static void *spin(void *arg) { for (volatile long i = 0;; i++) {} return arg; }
+static const char *attempt(int turn) {
+    static pthread_t id;
+    if (turn == 1) { pthread_create(&id, NULL, spin, NULL); return NULL; }
+    double cpu = now(CLOCK_PROCESS_CPUTIME_ID) - last_cpu;
+    double wall = now(CLOCK_MONOTONIC) - last_wall;
+    fprintf(stderr, "between turns: %.3f s, %.3f CPU-s\\n", wall, cpu);
+    return wall > 0.08 && cpu > wall / 2 ? "pondered" : NULL;
+}
+static void before_answer(int turn) {
+    (void)turn;
+    last_cpu = now(CLOCK_PROCESS_CPUTIME_ID);
+    last_wall = now(CLOCK_MONOTONIC);
+}
+""",
+}
+
+
+#: Checks the messages against INTERFACES.md's contract: every key of OBS in new_game and pick,
+#: new_game's seed first, end_game's result last (logged).
+CONTRACT = r"""
+#include <stdio.h>
+#include <string.h>
+
+static char line[1 << 17];
+static const char *KEYS[] = {"\"seat\":", "\"players\":", "\"round\":", "\"turn\":",
+    "\"hand\":", "\"tableaux\":", "\"puddings\":", "\"scores\":", "\"known_hands\":",
+    "\"can_use_chopsticks\":", "\"pass_direction\":", "\"time_limit\":",
+    "\"variant\":", "\"for_dummy\":"};
+
+static const char *missing(void) {
+    for (unsigned i = 0; i < sizeof KEYS / sizeof *KEYS; i++)
+        if (!strstr(line, KEYS[i])) return KEYS[i];
+    return NULL;
+}
+
+int main(int argc, char **argv) {
+    int began = 0;
+    if (argc != 2 || strcmp(argv[1], "an argument") != 0) return 5;
+    while (fgets(line, sizeof line, stdin)) {
+        if (strstr(line, "{\"type\":\"new_game\"") == line) {
+            began = strstr(line, "\"seed\":") && !missing();
+            fprintf(stderr, "new_game ok: %d\n", began);
+        } else if (strstr(line, "{\"type\":\"end_game\"") == line) {
+            fprintf(stderr, "end_game: %s", line);
+        } else if (strstr(line, "{\"type\":\"pick\"") == line) {
+            const char *gap = missing();
+            char *hand = strstr(line, "\"hand\":[\"") + 9;
+            *strchr(hand, '"') = 0;
+            if (!began) printf("{\"pick\": \"NO new_game\"}\n");
+            else if (gap) printf("{\"pick\": \"MISSING %.20s\"}\n", gap + 1);
+            else printf("{\"pick\": \"%s\"}\n", hand);
+            fflush(stdout);
+        } else {
+            fprintf(stderr, "unknown message: %s", line);
+            return 4;
+        }
+    }
+    return 0;
+}
+"""
+
+
+def _reader(secret: Path) -> str:
+    paths = [str(secret), "/etc/passwd", "/etc/shadow", "/root/.bashrc", "/proc/1/environ",
+             str(Path(__file__).resolve())]
+    names = ", ".join(json.dumps(p) for p in paths)
+    return _hostile(f"""
+    const char *paths[] = {{{names}}};
+    for (unsigned i = 0; i < sizeof paths / sizeof *paths; i++) {{
+        if (open(paths[i], O_RDONLY) >= 0) return paths[i];
+    }}
+""")
+
+
+def build(folder: Path, name: str, source: str) -> Path:
+    """A bot folder ``folder/name`` holding the program built from ``source`` and bot.json."""
+    bot = folder / name
+    bot.mkdir()
+    (bot / "main.c").write_text(PRELUDE + source)
+    subprocess.run(["gcc", "-O1", "-pthread", "-o", str(bot / name), str(bot / "main.c")],
+                   check=True, capture_output=True)
+    (bot / "main.c").unlink()
+    (bot / "bot.json").write_text(json.dumps({"command": [f"./{name}"]}))
+    return bot
+
+
+@pytest.fixture(scope="session")
+def secret(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    folder = tmp_path_factory.mktemp("exec-secret")
+    for parent in (folder, folder.parent, folder.parent.parent):
+        parent.chmod(0o755)  # readable by anyone: only the sandbox's view can hide it
+    token = uuid.uuid4().hex
+    path = folder / "secret.txt"
+    path.write_text(token)
+    path.chmod(0o644)
+    return path, token
+
+
+@pytest.fixture(scope="session")
+def programs(tmp_path_factory: pytest.TempPathFactory, secret: tuple[Path, str]
+             ) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("exec-bots")
+    folder.chmod(0o755)
+    sources = {**PROGRAMS, "reader": _reader(secret[0])}
+    return {name: build(folder, name, source) for name, source in sources.items()}
+
+
+@pytest.fixture(scope="module")
+def pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BotPool]:
+    with BotPool(options(log_dir=tmp_path_factory.mktemp("exec-logs"))) as p:
+        yield p
+
+
+def play(pool: BotPool, bot: Path, seed: int = 1) -> GameResult:
+    """The program in seat 0 against two good Python bots; checks what every test needs."""
+    result = pool.play([spec(bot.name, bot), spec("first"), spec("seeded")], seed=seed)
+    replay(result.record)
+    assert [f for f in result.faults if f.seat != 0] == []
+    return result
+
+
+def kinds(result: GameResult) -> list[str]:
+    return [f.kind for f in result.faults]
+
+
+def test_a_c_bot_plays_without_fault(pool: BotPool, programs: dict[str, Path]) -> None:
+    result = play(pool, programs["cfirst"])
+    assert kinds(result) == []
+    first = result.record["rounds"][0]
+    assert first["picks"][0][0] == [first["hands"][0][0]]  # it played its first card
+
+
+@pytest.mark.parametrize(("bot", "kind", "detail"), [
+    ("garbage", "protocol", "hello there"),
+    ("silent", "timeout", "no reply in"),
+    ("longline", "protocol", "longer than"),
+    ("quitter", "crash", "exited with code 3"),
+])
+def test_protocol_breaks_are_faults(pool: BotPool, programs: dict[str, Path], bot: str,
+                                    kind: str, detail: str) -> None:
+    result = play(pool, programs[bot])
+    assert kinds(result) == [kind] * MAX_FAULTS, result.faults
+    assert detail in result.faults[0].detail, result.faults[0]
+
+
+@pytest.mark.parametrize("bot", ["forker", "sockets", "tracer", "writer", "locker", "threads",
+                                 "reader"])
+def test_hostile_programs_are_contained(pool: BotPool, programs: dict[str, Path],
+                                        bot: str) -> None:
+    result = play(pool, programs[bot])
+    assert kinds(result) == [], result.faults
+
+
+def test_the_messages_follow_the_contract(tmp_path: Path) -> None:
+    bot = tmp_path / "contract"
+    bot.mkdir()
+    (tmp_path / "contract.c").write_text(CONTRACT)
+    subprocess.run(["gcc", "-o", str(bot / "contract"), str(tmp_path / "contract.c")],
+                   check=True, capture_output=True)
+    (bot / "bot.json").write_text('{"command": ["./contract", "an argument"]}')
+    with BotPool(options(log_dir=tmp_path / "logs")) as pool:
+        result = pool.play([spec("contract", bot), spec("first")], seed=5,
+                           variant=(Variant.TWO_PLAYER_DUMMY,))
+    assert kinds(result) == [], result.faults
+    log = (tmp_path / "logs" / "contract.log").read_text()
+    assert "new_game ok: 1" in log and "unknown message" not in log
+    assert '"result":{"seat":0,"players":["contract","first","dummy"]' in log
+
+
+def test_a_program_gets_no_cpu_between_its_turns(tmp_path: Path, programs: dict[str, Path]
+                                                ) -> None:
+    sleeper = write_bot(tmp_path, "sleeper", "import time\n\ndef pick(obs):\n"
+                                             "    time.sleep(0.1)\n    return obs.hand[0]\n")
+    with BotPool(options(log_dir=tmp_path)) as pool:
+        result = pool.play([spec("ponderer", programs["ponderer"]), spec("sleeper", sleeper)],
+                           seed=2)
+    assert kinds(result) == [], result.faults
+    assert "between turns: " in (tmp_path / "ponderer.log").read_text()
+
+
+def test_a_memory_bomb_is_stopped(tmp_path: Path, programs: dict[str, Path]) -> None:
+    # A small limit, so that touching it all takes no longer than a pick may.
+    with BotPool(options(log_dir=tmp_path, memory_mb=128)) as pool:
+        result = play(pool, programs["hog"])
+    assert set(kinds(result)) == {"crash"}, result.faults
+    assert "malloc refused" in (tmp_path / "hog.log").read_text()
+
+
+def test_nothing_is_left_running(tmp_path: Path, programs: dict[str, Path]) -> None:
+    with BotPool(options(log_dir=tmp_path)) as pool:
+        for bot in ("cfirst", "silent", "threads"):
+            play(pool, programs[bot])
+        pool.close()
+        assert wait_until(lambda: not processes_of_uids(pool.hub.uids))
+
+
+def test_the_program_logs_to_the_bot_log_and_leaks_no_secret(
+        tmp_path: Path, programs: dict[str, Path], secret: tuple[Path, str]) -> None:
+    with BotPool(options(log_dir=tmp_path)) as pool:
+        play(pool, programs["threads"])
+        play(pool, programs["reader"])
+    assert "threads made: " in (tmp_path / "threads.log").read_text()
+    assert secret[1] not in (tmp_path / "reader.log").read_text()
+
+
+def _arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    code = "import sys; from cli.main import main; sys.argv[0] = 'arena'; main()"
+    root = Path(__file__).resolve().parents[2]
+    return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=300, env={"PYTHONPATH": str(root),
+                                                       "PATH": "/usr/bin:/bin"})
+
+
+def test_validate_and_a_sandboxed_tournament(tmp_path: Path, programs: dict[str, Path]
+                                             ) -> None:
+    done = _arena("validate", str(programs["cfirst"]), "--sandbox", "bwrap", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "OK: cfirst loads and plays" in done.stdout
+    done = _arena("tournament", str(programs["cfirst"]), "random", "--players", "2",
+                  "--cycles", "1", "--seed", "3", "--sandbox", "bwrap", "--move-time", "0.5",
+                  "--out", str(tmp_path / "out"), cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    ranking = json.loads((tmp_path / "out" / "ranking.json").read_text())
+    bots = {b["name"]: b for b in ranking["bots"]}
+    assert bots["cfirst"]["games"] > 0
+    assert sum(bots["cfirst"]["faults"].values()) == 0
+
+
+def test_validate_explains_a_protocol_break(tmp_path: Path, programs: dict[str, Path]) -> None:
+    done = _arena("validate", str(programs["garbage"]), "--sandbox", "bwrap", cwd=tmp_path)
+    assert done.returncode != 0
+    assert "program stdout: 'hello" in done.stdout, done.stdout
+
+
+def test_a_program_needing_a_library_the_sandbox_lacks_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "h.c").write_text("int sushi_helper(void) { return 1; }\n")
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(tmp_path / "libsushitest.so"),
+                    str(tmp_path / "h.c")], check=True, capture_output=True)
+    bot = tmp_path / "needy"
+    bot.mkdir()
+    (tmp_path / "u.c").write_text("int sushi_helper(void);\n"
+                                  "int main(void) { return sushi_helper(); }\n")
+    subprocess.run(["gcc", "-o", str(bot / "needy"), str(tmp_path / "u.c"), f"-L{tmp_path}",
+                    "-lsushitest"], check=True, capture_output=True)
+    (bot / "bot.json").write_text('{"command": ["./needy"]}')
+    done = _arena("validate", str(bot), "--sandbox", "bwrap", cwd=tmp_path)
+    assert done.returncode != 0
+    assert done.stderr.strip().splitlines() == [
+        f"error: {bot}: needy needs libsushitest.so, which the sandbox does not hold (it holds "
+        "the C library and the other libraries of the arena's Python)"]
+
+
+@pytest.mark.parametrize(("config", "said"), [
+    ("{", "bot.json is not valid JSON"),
+    ('{"command": "./x"}', 'bot.json needs "command": a list of strings'),
+    ('{"command": ["/bin/sh"]}', "is not a file of the bot's folder"),
+    ('{"command": ["./bot.json"]}', "is not a 64-bit ELF program"),
+    ('{"command": ["node", "bot.js"], "runtime": "node"}', "no runtime is allowed"),
+])
+def test_a_bad_bot_json_is_refused_in_one_line(tmp_path: Path, config: str, said: str) -> None:
+    from arena import BotLoadError, resolve_bots
+
+    bot = tmp_path / "bad"
+    bot.mkdir()
+    (bot / "bot.json").write_text(config)
+    with pytest.raises(BotLoadError) as caught:
+        resolve_bots([str(bot)])
+    assert said in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_static_programs_and_their_own_libraries_play(pool: BotPool, tmp_path: Path) -> None:
+    """A static program needs no library; a program may bring its own (``$ORIGIN``)."""
+    source = tmp_path / "main.c"
+    source.write_text(PRELUDE + "int sushi_helper(void);\n" + GOOD.replace(
+        "(void)turn; }\n", "(void)turn; if (!sushi_helper()) abort(); }\n", 1))
+    (tmp_path / "h.c").write_text("int sushi_helper(void) { return 1; }\n")
+    own = tmp_path / "own"
+    own.mkdir()
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(own / "libsushiown.so"),
+                    str(tmp_path / "h.c")], check=True, capture_output=True)
+    subprocess.run(["gcc", "-o", str(own / "own"), str(source), f"-L{own}", "-lsushiown",
+                    "-Wl,-rpath,$ORIGIN"], check=True, capture_output=True)
+    (own / "bot.json").write_text('{"command": ["./own"]}')
+    static = tmp_path / "static"
+    static.mkdir()
+    done = subprocess.run(["gcc", "-static", "-o", str(static / "static"), str(source),
+                           str(tmp_path / "h.c")], capture_output=True)
+    (static / "bot.json").write_text('{"command": ["./static"]}')
+    from arena import resolve_bots
+
+    for bot in (own, static) if done.returncode == 0 else (own,):
+        resolve_bots([str(bot)])  # accepted by the host's check
+        assert kinds(play(pool, bot)) == []
+
+
+def test_as_an_ordinary_user(programs: dict[str, Path]) -> None:
+    """The good program, a protocol break and the hostile programs again, with the arena run
+    by an ordinary user (bubblewrap in a user namespace, no uid per bot, no cgroups)."""
+    from tests.arena import unprivileged
+
+    reason = unprivileged.unavailable()
+    if reason:
+        pytest.skip(f"unprivileged arena tests: {reason}")
+    bots = Path(__file__).resolve().parent / "bots"
+    good = [("first", bots / "first.py"), ("seeded", bots / "seeded.py")]
+    expected = {"cfirst": set(), "garbage": {"protocol"}, "quitter": {"crash"},
+                **{bot: set() for bot in ("forker", "sockets", "tracer", "writer", "locker",
+                                          "reader")}}
+    games = [unprivileged.Game(bot, [(bot, programs[bot]), *good]) for bot in expected]
+    try:
+        run = unprivileged.run_games(games)
+    except unprivileged.Unavailable as err:
+        pytest.skip(f"unprivileged arena tests: {err}")
+    assert run.result["error"] is None, run.result["error"]
+    for bot, kinds_expected in expected.items():
+        played = run.game(bot)
+        assert played["error"] is None and played["replay"] is None, played
+        assert [f for f in played["faults"] if f["seat"] != 0] == []
+        assert {f["kind"] for f in played["faults"]} == kinds_expected, played["faults"]
+    assert run.leftovers == []
