@@ -184,7 +184,7 @@ def test_add_moves_a_running_process(make: Make) -> None:
     finally:
         proc.kill()
         proc.wait()
-    assert _wait_empty(cg, 1.0)
+    assert _wait_empty(cg, 5.0)
 
 
 def test_create_refuses_bad_names_and_duplicates(support: CgroupSupport, make: Make) -> None:
@@ -351,7 +351,7 @@ def test_fork_bomb_is_contained_and_killed(freezer: bool, make: Make) -> None:
         start = time.perf_counter()
         cg.kill()
         assert time.perf_counter() - start < 0.15
-        assert _wait_empty(cg, 1.0), cg.pids()
+        assert _wait_empty(cg, 5.0), cg.pids()
     finally:
         bomb.kill()
         bomb.wait()
@@ -427,7 +427,7 @@ def _check_kill_tree(cg: BotCgroup) -> None:
         start = time.perf_counter()
         cg.kill()
         assert time.perf_counter() - start < 0.15
-        assert _wait_empty(cg, 1.0), cg.pids()
+        assert _wait_empty(cg, 5.0), cg.pids()
         assert proc.wait(1.0) == -signal.SIGKILL
         assert all(_gone(p) for p in tree)
     finally:
