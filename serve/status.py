@@ -38,7 +38,8 @@ RATE_SECONDS = 60.0
 MIN_RATE_SECONDS = 5.0
 #: The status line is logged at least this often (seconds), changed or not.
 HEARTBEAT_SECONDS = 600.0
-#: Seconds before a game process that ended is started again.
+#: Seconds before a game process that ended is started again (a monitor may be given another
+#: wait: the tests' servers wait less).
 RESTART_SECONDS = 10.0
 
 Starter = Callable[[], tuple[SpawnProcess, "Queue[Report]"]]
@@ -105,10 +106,13 @@ class _Seen:
 class GameMonitor:
     """The game process as the server sees it (start it with :meth:`start`)."""
 
-    def __init__(self, directory: Path, season: Season, starter: Starter) -> None:
+    def __init__(self, directory: Path, season: Season, starter: Starter, *,
+                 restart_seconds: float | None = None) -> None:
         self.directory = directory
         self.season = season
         self._starter = starter
+        #: Seconds before a game process that ended is started again (RESTART_SECONDS).
+        self.restart_seconds = RESTART_SECONDS if restart_seconds is None else restart_seconds
         self._lock = threading.Lock()
         self._seen = _Seen()
         self._stop = threading.Event()
@@ -144,7 +148,7 @@ class GameMonitor:
         with self._lock:
             seen = self._seen
             samples = list(seen.samples)
-            playing, waiting = _state(seen)
+            playing, waiting = _state(seen, self.restart_seconds)
             return Status(playing, waiting, seen.games, _rate(samples), seen.entries,
                           seen.authors, seen.last_error, season)
 
@@ -210,21 +214,21 @@ class GameMonitor:
             seen.samples.append((time.monotonic(), games + (final.played if final else 0)))
 
     def _restart_if_ended(self, ended_at: float) -> float:
-        """Note a game process that ended, and start another after RESTART_SECONDS."""
+        """Note a game process that ended, and start another after ``restart_seconds``."""
         proc = self._proc
         if proc is None or proc.is_alive() or self._stop.is_set():
             return 0.0
         now = time.monotonic()
         if not ended_at:
             how = f"the game process ended (exit code {proc.exitcode})"
-            log.error("%s; starting it again in %g s", how, RESTART_SECONDS)
+            log.error("%s; starting it again in %g s", how, self.restart_seconds)
             with self._lock:
                 self._seen.ended = how
                 report = self._seen.report
                 if report is None or report.state != "error":   # else that error says why
                     self._seen.last_error = how
             return now
-        if now - ended_at < RESTART_SECONDS:
+        if now - ended_at < self.restart_seconds:
             return ended_at
         self._proc, self._reports = self._starter()
         with self._lock:
@@ -236,10 +240,10 @@ def _count(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
-def _state(seen: _Seen) -> tuple[bool, str | None]:
+def _state(seen: _Seen, restart_seconds: float) -> tuple[bool, str | None]:
     """``(playing, waiting_for)`` from what was seen."""
     if seen.ended is not None:
-        return False, f"{seen.ended}; it starts again in {RESTART_SECONDS:g} s"
+        return False, f"{seen.ended}; it starts again in {restart_seconds:g} s"
     report = seen.report
     if report is None:
         return False, "the game process is starting"

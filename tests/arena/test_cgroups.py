@@ -184,7 +184,7 @@ def test_add_moves_a_running_process(make: Make) -> None:
     finally:
         proc.kill()
         proc.wait()
-    assert _wait_empty(cg, 1.0)
+    assert _wait_empty(cg, 5.0)
 
 
 def test_create_refuses_bad_names_and_duplicates(support: CgroupSupport, make: Make) -> None:
@@ -341,8 +341,9 @@ def test_fork_bomb_is_contained_and_killed(freezer: bool, make: Make) -> None:
     bomb = subprocess.Popen(cg.wrap([PY, "-c", _FORK_BOMB]))
     try:
         most = 0
-        deadline = time.monotonic() + 1.0
-        while time.monotonic() < deadline:
+        watched = time.monotonic() + 1.0
+        deadline = watched + 9.0       # a busy machine gives the bomb less time to fork
+        while time.monotonic() < watched or (most < 12 and time.monotonic() < deadline):
             most = max(most, len(cg.pids()))
             assert most <= 16
             time.sleep(0.005)
@@ -350,7 +351,7 @@ def test_fork_bomb_is_contained_and_killed(freezer: bool, make: Make) -> None:
         start = time.perf_counter()
         cg.kill()
         assert time.perf_counter() - start < 0.15
-        assert _wait_empty(cg, 1.0), cg.pids()
+        assert _wait_empty(cg, 5.0), cg.pids()
     finally:
         bomb.kill()
         bomb.wait()
@@ -379,8 +380,10 @@ def _check_freeze(cg: BotCgroup) -> None:
         time.sleep(0.5)
         assert cg.cpu_time() - before < 0.002
         cg.thaw()
-        time.sleep(0.3)
-        assert cg.cpu_time() - before > 0.02
+        deadline = time.monotonic() + 10   # it runs again (soon; later on a busy machine)
+        while cg.cpu_time() - before <= 0.02:
+            assert time.monotonic() < deadline, "the thawed spinner never ran"
+            time.sleep(0.01)
     finally:
         proc.kill()
         proc.wait()
@@ -424,7 +427,7 @@ def _check_kill_tree(cg: BotCgroup) -> None:
         start = time.perf_counter()
         cg.kill()
         assert time.perf_counter() - start < 0.15
-        assert _wait_empty(cg, 1.0), cg.pids()
+        assert _wait_empty(cg, 5.0), cg.pids()
         assert proc.wait(1.0) == -signal.SIGKILL
         assert all(_gone(p) for p in tree)
     finally:

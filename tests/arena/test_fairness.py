@@ -4,27 +4,34 @@ from __future__ import annotations
 
 import itertools
 import statistics
+import time
 from pathlib import Path
 
 import pytest
 
-from arena import ArenaOptions, BotPool, BotSpec, LocalSlots
+from arena import BotPool, BotSpec, LocalSlots
 from arena.isolation.cgroups import detect
 from engine import replay
 from tests.arena.conftest import options, spec
 
 FAIR = Path(__file__).resolve().parent / "fair"
-PROBES = Path(__file__).resolve().parents[2] / "arena" / "tools" / "probes"
+#: Seconds of grace where the time rule is not what a test checks (a busy machine's picks run
+#: late: a quota-throttled thread finishing its last block of work).
+BUSY_GRACE = 3.0
 
 
 def fair(name: str, label: str | None = None) -> BotSpec:
     return BotSpec(label or name, FAIR / f"{name}.py")
 
 
+def window_lines(log: Path) -> list[list[str]]:
+    """The window bot's lines: ``window START END CPU``, one per pick."""
+    return [line.split() for line in log.read_text().splitlines()
+            if line.startswith("window ")]
+
+
 def windows(log: Path) -> list[tuple[float, float]]:
-    return [(float(a), float(b)) for _, a, b in
-            (line.split() for line in log.read_text().splitlines()
-             if line.startswith("window "))]
+    return [(float(a), float(b)) for _, a, b, _ in window_lines(log)]
 
 
 def overlap(spans: list[tuple[float, float]]) -> int:
@@ -47,22 +54,33 @@ def test_never_more_bots_think_than_slots(tmp_path: Path) -> None:
 
 def test_a_bot_gets_no_cpu_between_its_turns(tmp_path: Path) -> None:
     # The ponderer spins a thread from its import on; frozen between requests, it uses CPU
-    # only while it is asked (a few ms per pick), not through the other bot's long picks.
-    bots = [BotSpec("ponderer", PROBES / "ponderer.py"), fair("window")]
-    with BotPool(options(move_time=0.1)) as pool:
+    # only while it is asked (a few ms a pick; tens on a busy machine), not through the other
+    # bot's long picks. The window bot spins through its picks: the CPU it got a second is
+    # what a bot that never stops gets on this machine, idle or busy -- the yardstick, rather
+    # than a constant number of CPU-seconds.
+    bots = [fair("ponderer"), fair("window")]
+    with BotPool(options(move_time=0.4)) as pool:
+        start = time.monotonic()
         result = pool.play(bots, seed=2)
+        game = time.monotonic() - start
     assert result.faults == []
     ponder, window = result.timing
     assert window.cpu is not None and ponder.cpu is not None
-    assert window.cpu > 1.0  # the window bot thinks 50 ms a pick for 20+ picks
-    assert ponder.cpu < 0.5 * window.cpu
+    assert window.requests >= 20 and window.wall >= 20 * 0.2  # 20+ picks of 200 ms
+    rate = window.cpu / window.wall
+    assert rate > 0.05, window  # its CPU is measured
+    # Frozen between its turns, the ponderer has about rate * ponder.wall; never frozen, it
+    # would have had about rate * game (3 to 10 times more, from a busy machine to an idle
+    # one: its picks take tens of ms, the window bot's 200): it is well below halfway.
+    assert ponder.cpu < rate * (ponder.wall + game) / 2, (ponder, window, game)
     assert ponder.cpu <= ponder.wall + 0.05  # never more CPU than it was given time
 
 
 @pytest.mark.skipif("cpu" not in detect().controllers,
                     reason="no cpu cgroup controller for bots on this host")
 def test_threads_past_the_gil_get_one_core_at_most(tmp_path: Path) -> None:
-    with BotPool(options(move_time=0.4, log_dir=tmp_path)) as pool:
+    # A long grace: on a busy machine a throttled pick may end late; the cores are the point.
+    with BotPool(options(move_time=0.4, grace=BUSY_GRACE, log_dir=tmp_path)) as pool:
         result = pool.play([fair("two_cores"), spec("first")], seed=7)
     assert result.faults == []
     cores = [float(line.split()[1]) for line in (tmp_path / "two_cores.log").read_text()
@@ -74,7 +92,8 @@ def test_threads_past_the_gil_get_one_core_at_most(tmp_path: Path) -> None:
 @pytest.mark.skipif("cpu" not in detect().controllers,
                     reason="no cpu cgroup controller for bots on this host")
 def test_numpy_in_threads_gets_one_core_at_most(tmp_path: Path) -> None:
-    with BotPool(options(move_time=0.4, log_dir=tmp_path)) as pool:
+    # A long grace: on a busy machine a throttled pick may end late; the cores are the point.
+    with BotPool(options(move_time=0.4, grace=BUSY_GRACE, log_dir=tmp_path)) as pool:
         result = pool.play([fair("numpy_threads"), spec("first")], seed=7)
     assert result.faults == []
     lines = (tmp_path / "numpy_threads.log").read_text().splitlines()
@@ -107,12 +126,23 @@ def test_a_fresh_process_is_told_it_resumes_the_game() -> None:
 
 
 def test_times_per_request_are_kept(tmp_path: Path) -> None:
-    with BotPool(ArenaOptions(move_time=0.2, sandbox="bwrap")) as pool:
+    # The window bot thinks 0.1 s of wall time a pick and counts the CPU it used thinking;
+    # the first bot answers at once. Each seat's wall and CPU time is its own: the arena's
+    # CPU count holds what the bot counted itself (however much CPU a busy machine gave it).
+    with BotPool(options(move_time=0.2, log_dir=tmp_path)) as pool:
         result = pool.play([fair("window"), spec("first")], seed=6)
+    assert result.faults == []
     window, first = result.timing
     picks = 3 * 10  # two players: 10 cards a round, the last one played for them
     assert window.requests >= picks - 3 and first.requests >= picks - 3
-    assert 0.09 <= window.wall / window.requests <= 0.3
+    assert window.wall / window.requests >= 0.09  # it thinks 0.1 s of wall time a pick
     assert window.wall_max >= 0.1
-    assert window.cpu is not None and window.cpu >= 0.8 * 0.1 * (window.requests - 2)
-    assert first.wall / first.requests < 0.05
+    lines = window_lines(tmp_path / "window.log")   # the last may be cut off at the end
+    assert window.requests - 1 <= len(lines) <= window.requests
+    thought = sum(float(cpu) for *_, cpu in lines)
+    assert window.cpu is not None and thought > 0
+    # Its own count (inside its picks) is part of the arena's (its process, from load to
+    # the end); what is more is the runner's work per request, little.
+    assert 0.9 * thought - 0.05 <= window.cpu <= thought + 0.01 * window.requests + 0.2, (
+        window.cpu, thought)
+    assert first.wall < 0.5 * window.wall  # the window bot's picks are not counted as first's

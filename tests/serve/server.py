@@ -15,6 +15,11 @@ from pathlib import Path
 from typing import Any
 
 ARENA = [sys.executable, "-c", "from cli.main import main; main()"]
+#: A test's server starts a game process that ended again after this many seconds, not the
+#: real server's serve.status.RESTART_SECONDS (10): what it does and says is the same.
+RESTART_SECONDS = 1.0
+SERVE = [sys.executable, "-c", f"import serve.status; serve.status.RESTART_SECONDS = "
+         f"{RESTART_SECONDS!r}\nfrom cli.main import main; main()"]
 FIRST = '"""Keeps the first card."""\n\n\ndef pick(obs):\n    return obs.hand[0]\n'
 
 
@@ -33,7 +38,7 @@ class Server:
         self.url = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         self.proc = subprocess.Popen(
-            [*ARENA, "serve", str(directory), "--port", str(self.port), "--sandbox", "none",
+            [*SERVE, "serve", str(directory), "--port", str(self.port), "--sandbox", "none",
              "--workers", "2", *extra],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
             start_new_session=True)

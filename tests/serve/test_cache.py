@@ -47,7 +47,8 @@ def test_the_previous_value_is_served_while_one_request_rebuilds_it():
     slow.start()
     time.sleep(0.1)
     start = time.monotonic()
-    assert value.get() == 0 and time.monotonic() - start < 0.05     # no waiting
+    # No waiting: the rebuild holds on until released (10 s); a busy machine's pause is less.
+    assert value.get() == 0 and time.monotonic() - start < 5
     release.set()
     slow.join()
     assert found == [1] and value.get() == 1

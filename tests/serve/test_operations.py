@@ -100,7 +100,7 @@ def test_a_served_league_says_why_it_waits_then_plays_on_lasting_workers(tmp_pat
                 "3 active entries by 2 authors.")
         assert f'<p class="note" id="server-status">{line}</p>' in server.get("/index.html")[1]
         assert "No games stored yet." in server.get("/index.html")[1]
-        wait_for(lambda: any(f"status: {line}" in x for x in server.lines), 10)
+        wait_for(lambda: any(f"status: {line}" in x for x in server.lines), 30)
         assert f"status: {line}" in (lg / "serve.log").read_text()
         # The league is the server's: another run is told who holds it and what to do.
         done = arena("league", "add", str(lg), str(tmp_path / "a1.py"), "--author", "x")
@@ -121,10 +121,12 @@ def test_a_served_league_says_why_it_waits_then_plays_on_lasting_workers(tmp_pat
         start = batches(lg)
         wait_for(lambda: batches(lg) >= start + 2, 120)
         assert workers(server.proc.pid) == first
+        # The status is a snapshot taken every second (later on a busy machine): it comes to
+        # count the games of those batches, and a rate.
         status = wait_for(lambda: (s := server.get("/api/status")[1])["games_per_s"] > 0
-                          and s, 60)
+                          and s["games"] >= 8 and s, 60)
         assert status["playing"] is True and status["waiting_for"] is None
-        assert status["games"] >= 8 and (status["entries"], status["authors"]) == (5, 4)
+        assert (status["entries"], status["authors"]) == (5, 4)
         # A backup while it plays (restored and ranked below, once the server has stopped:
         # unsandboxed bots, each a session of its own, leave a command here little CPU).
         backup = tmp_path / "lg.backup"
@@ -142,8 +144,8 @@ def test_a_served_league_says_why_it_waits_then_plays_on_lasting_workers(tmp_pat
         status = wait_for(lambda: (s := server.get("/api/status")[1])["last_error"] and
                           said in s["last_error"] and s, 60)
         assert status["playing"] is True
-        wait_for(lambda: not running(doomed), 10)
-        wait_for(lambda: any(said in x for x in server.lines), 10)
+        wait_for(lambda: not running(doomed), 30)
+        wait_for(lambda: any(said in x for x in server.lines), 30)
         assert said in (lg / "serve.log").read_text()
         games = status["games"]
         wait_for(lambda: server.get("/api/status")[1]["games"] > games + 4, 120)

@@ -118,7 +118,7 @@ def test_a_season_from_submissions_to_the_published_final(tmp_path):
         status = wait_for(lambda: (s := server.get("/api/status")[1])["waiting_for"]
                           and "season is over" in s["waiting_for"] and s, 30)
         assert status["playing"] is False and status["final"]["played"] == 4
-        wait_for(lambda: any("status: Season over" in x for x in server.lines), 10)
+        wait_for(lambda: any("status: Season over" in x for x in server.lines), 30)
         time.sleep(3)
         assert server.games() == league_games                   # the league's leaderboard stays
         assert server.get("/starter/my_bot.py")[0] == 200
