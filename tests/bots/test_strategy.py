@@ -225,9 +225,10 @@ def test_the_heuristic_completes_a_pair_and_uses_chopsticks() -> None:
 
 
 def test_importing_it_stays_cheap() -> None:
-    """No ``typing`` and nothing beyond engine.cards: a bot process's start-up stays short."""
+    """No ``typing`` and nothing beyond engine.cards (and the package's lazy facade, which
+    imports only ``sys``): a bot process's start-up stays short."""
     code = ("import sys; sys.path.insert(0, sys.argv[1]); import engine.strategy; "
             "print(sorted(m for m in sys.modules if m.startswith('engine') or m == 'typing'))")
     out = subprocess.run([sys.executable, "-S", "-s", "-c", code, str(ROOT)], check=True,
                          capture_output=True, text=True).stdout
-    assert out.strip() == "['engine', 'engine.cards', 'engine.strategy']"
+    assert out.strip() == "['engine', 'engine.cards', 'engine.facade', 'engine.strategy']"

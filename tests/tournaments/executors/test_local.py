@@ -136,6 +136,17 @@ class KillsWorkers:
     def __call__(self, options, slots=None):
         return _Killing(self, fake_pool(options, slots))
 
+    def claim(self) -> bool:
+        """Take one of the ``times`` kills, atomically: two workers starting the deal's games
+        at once must not both take the last one (a count of the markers then a touch did)."""
+        for n in range(self.times or 0):
+            try:
+                os.close(os.open(f"{self.marker}{n}", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            except FileExistsError:
+                continue
+            return True
+        return False
+
 
 class _Killing:
     def __init__(self, how: KillsWorkers, pool):
@@ -143,11 +154,8 @@ class _Killing:
 
     def play(self, bots, seed, variant=()):
         how = self.how
-        if seed == how.seed:
-            done = len(list(how.marker.parent.glob(how.marker.name + "*")))
-            if how.times is None or done < how.times:
-                (how.marker.parent / f"{how.marker.name}{done}").touch()
-                os.kill(os.getpid(), signal.SIGKILL)
+        if seed == how.seed and (how.times is None or how.claim()):
+            os.kill(os.getpid(), signal.SIGKILL)
         return self.pool.play(bots, seed, variant)
 
     def close(self):
