@@ -62,7 +62,7 @@ SETUP = {"publish.md": "arena league new my-league --seed 1",
          "serve.md": "arena league new comp --seed 1   # the league that arena serve comp serves"}
 #: Archives made from folders above: archive -> folder.
 ARCHIVES = {"compare.md": {"v1.tar.gz": "v1"}, "leagues.md": {"net.zip": "net"}}
-SHIMS = ("arena", "python", "python3", "pip", "ray", "curl", "git", "patch", "cp")
+SHIMS = ("arena", "python", "python3", "pip", "ray", "curl", "git", "patch", "cp", "nice")
 IN_FOLDER = ("bin/arena", "bin/test", ".venv/bin/python", ".venv/bin/arena")
 
 
