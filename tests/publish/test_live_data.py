@@ -38,15 +38,7 @@ def test_read_again_after_more_games_gives_what_reading_everything_gives(tmp_pat
     same(gapped, load_data(directory))
     assert [g.index for g in gapped.games][-3:] == [21, 22, 23]
     play_batch(store, local(), games=8)          # the round finished, and another
-    read: list[int] = []
-    games = type(store).games
-
-    def counted(self, *, after=-1):
-        found = games(self, after=after)
-        read.extend(g.index for g in found)
-        return found
-
-    monkeypatch.setattr(type(store), "games", counted)
+    read = games_read(store, monkeypatch)
     again = load_data(directory, previous=gapped)
     assert min(read) == 16                       # from the gap on, not from the start
     monkeypatch.undo()
@@ -59,6 +51,20 @@ def test_read_again_after_more_games_gives_what_reading_everything_gives(tmp_pat
     store.entries.add("extra", extra.read_bytes(), None)
     same(load_data(directory, previous=again), load_data(directory))
     store.close()
+
+
+def games_read(store, monkeypatch) -> list[int]:
+    """The indexes of the games ``store`` reads from now on (until ``monkeypatch.undo()``)."""
+    read: list[int] = []
+    games = type(store).games
+
+    def counted(self, *, after=-1):
+        found = games(self, after=after)
+        read.extend(g.index for g in found)
+        return found
+
+    monkeypatch.setattr(type(store), "games", counted)
+    return read
 
 
 def cpu_seconds(read) -> float:
@@ -79,15 +85,7 @@ def test_reading_again_costs_what_the_new_games_cost(tmp_path: Path, monkeypatch
     data = load_data(directory)
     everything = cpu_seconds(lambda: load_data(directory))
     play_batch(store, local(), games=8)
-    read: list[int] = []
-    games = type(store).games
-
-    def counted(self, *, after=-1):
-        found = games(self, after=after)
-        read.extend(g.index for g in found)
-        return found
-
-    monkeypatch.setattr(type(store), "games", counted)
+    read = games_read(store, monkeypatch)
     again = load_data(directory, previous=data)
     assert sorted(read) == list(range(400, 408))       # the new games, and only those
     assert cpu_seconds(lambda: load_data(directory, previous=data)) < everything / 2
