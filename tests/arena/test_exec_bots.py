@@ -13,7 +13,6 @@ import json
 import shutil
 import subprocess
 import sys
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,7 +21,7 @@ import pytest
 from arena import MAX_FAULTS, BotPool, GameResult
 from engine import Variant, replay
 from tests.arena.conftest import options, spec
-from tests.arena.zoo import processes_of_uids, wait_until, write_bot
+from tests.arena.zoo import host_secret, processes_of_uids, wait_until, write_bot
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
 
@@ -247,14 +246,7 @@ def build(folder: Path, name: str, source: str) -> Path:
 
 @pytest.fixture(scope="session")
 def secret(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    folder = tmp_path_factory.mktemp("exec-secret")
-    for parent in (folder, folder.parent, folder.parent.parent):
-        parent.chmod(0o755)  # readable by anyone: only the sandbox's view can hide it
-    token = uuid.uuid4().hex
-    path = folder / "secret.txt"
-    path.write_text(token)
-    path.chmod(0o644)
-    return path, token
+    return host_secret(tmp_path_factory.mktemp("exec-secret"))
 
 
 @pytest.fixture(scope="session")

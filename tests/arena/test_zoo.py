@@ -18,7 +18,13 @@ import pytest
 from arena import MAX_FAULTS, BotPool, GameResult
 from engine import replay
 from tests.arena.conftest import options, spec
-from tests.arena.zoo import processes_matching, processes_of_uids, wait_until, write_bot
+from tests.arena.zoo import (
+    host_secret,
+    processes_matching,
+    processes_of_uids,
+    wait_until,
+    write_bot,
+)
 
 
 @pytest.fixture
@@ -213,12 +219,7 @@ def pick(obs):
 def test_secret_files_are_unreadable(pool: BotPool, tmp_path_factory: pytest.TempPathFactory
                                      ) -> None:
     secret_dir = tmp_path_factory.mktemp("secret")
-    for parent in (secret_dir, secret_dir.parent, secret_dir.parent.parent):
-        parent.chmod(0o755)  # readable by anyone: only the sandbox's view can hide it
-    token = uuid.uuid4().hex
-    secret = secret_dir / "secret.txt"
-    secret.write_text(token)
-    secret.chmod(0o644)
+    secret, token = host_secret(secret_dir)
     project = Path(__file__).resolve().parents[2] / "pyproject.toml"
     bot = write_bot(secret_dir, "reader", f'''
 PATHS = [{str(secret)!r}, {str(project)!r}, "/etc/passwd", "/etc/shadow",

@@ -4,9 +4,22 @@ from __future__ import annotations
 
 import os
 import time
+import uuid
 from pathlib import Path
 
 __all__ = ["processes_matching", "processes_of_uids", "wait_until", "write_bot"]
+
+
+def host_secret(folder: Path) -> tuple[Path, str]:
+    """A file in ``folder`` that every user of the host may read (its folder and the two above
+    made readable too: only the sandbox's view can hide it), and the token it holds."""
+    for parent in (folder, folder.parent, folder.parent.parent):
+        parent.chmod(0o755)
+    token = uuid.uuid4().hex
+    path = folder / "secret.txt"
+    path.write_text(token)
+    path.chmod(0o644)
+    return path, token
 
 
 def write_bot(directory: Path, name: str, source: str) -> Path:
