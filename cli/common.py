@@ -40,11 +40,12 @@ def program() -> str:
         return str(script)
 
 
-def load_bots(args: Sequence[str], limits: BotLimits | None = None) -> list[BotSpec]:
-    """The bots named on the command line (:func:`tournaments.check_bots`), or exit with its
-    one-line error."""
+def load_bots(args: Sequence[str], limits: BotLimits | None = None,
+              runtimes: Sequence[str] = ()) -> list[BotSpec]:
+    """The bots named on the command line (:func:`tournaments.check_bots`, ``runtimes`` those
+    allowed), or exit with its one-line error."""
     try:
-        return check_bots(args, limits or BotLimits())
+        return check_bots(args, limits or BotLimits(), runtimes)
     except RequestError as err:
         fail(safe_text(str(err)))
 

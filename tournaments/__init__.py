@@ -44,7 +44,7 @@ _EXPORTS = {
     "tournaments.api": "PlayRequest PreparedGame PreparedTournament TournamentRequest play_game "
                        "prepare_game prepare_tournament run_tournament",
     "tournaments.checks": "MIN_MEMORY_MB RequestError check_bots check_memory check_options "
-                          "check_packages check_runnable check_values",
+                          "check_packages check_runnable check_runtimes check_values",
     "tournaments.compare.comparison": "Comparison",
     "tournaments.compare.deals": "CompareError",
     "tournaments.compare.report": "comparison_design comparison_progress comparison_summary",

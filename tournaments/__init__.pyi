@@ -16,6 +16,7 @@ from tournaments.checks import check_memory as check_memory
 from tournaments.checks import check_options as check_options
 from tournaments.checks import check_packages as check_packages
 from tournaments.checks import check_runnable as check_runnable
+from tournaments.checks import check_runtimes as check_runtimes
 from tournaments.checks import check_values as check_values
 from tournaments.compare.comparison import Comparison as Comparison
 from tournaments.compare.deals import CompareError as CompareError
@@ -169,6 +170,7 @@ __all__ = [
     "check_options",
     "check_packages",
     "check_runnable",
+    "check_runtimes",
     "check_values",
     "compare_bots",
     "comparison_design",

@@ -50,6 +50,7 @@ from tournaments.checks import (
     check_options,
     check_packages,
     check_runnable,
+    check_runtimes,
     check_variants,
 )
 from tournaments.config import TournamentConfig
@@ -136,7 +137,8 @@ def prepare_tournament(request: TournamentRequest) -> PreparedTournament:
         raise RequestError(problem)
     variant = check_variants(request.variant)
     extra, allowed = check_packages(request.options.packages)
-    specs = check_bots(request.bots, request.options.bot_limits)
+    runtimes, _ = check_runtimes(request.options.runtimes)
+    specs = check_bots(request.bots, request.options.bot_limits, runtimes)
     notes = check_entries(specs)
     if request.out is None:
         raise RequestError("a tournament needs a folder for its results (out)")
@@ -149,7 +151,7 @@ def prepare_tournament(request: TournamentRequest) -> PreparedTournament:
         settings = RunSettings.create(
             specs, players=request.players, cycles=cycles, seed=seed,
             schedule=request.schedule, games=request.games, variant=variant,
-            options=replace(request.options, packages=extra))
+            options=replace(request.options, packages=extra, runtimes=runtimes))
         if max(settings.players) > len(specs):
             notes.append(f"{len(specs)} bots for {max(settings.players)}-seat tables: every "
                          "table seats some bots more than once (each bot holds the same "
@@ -242,7 +244,7 @@ def prepare_game(request: PlayRequest) -> PreparedGame:
     (the same game again), as a tournament's does; without one both are drawn."""
     options = replace(check_options(request.options),
                       secret=None if request.seed is None else tournament_secret(request.seed))
-    specs = check_bots(request.bots, options.bot_limits)
+    specs = check_bots(request.bots, options.bot_limits, options.runtimes)
     if not 2 <= len(specs) <= 5:
         raise RequestError(f"a game takes 2 to 5 bots, not {len(specs)}")
     variant = check_variants(request.variant)

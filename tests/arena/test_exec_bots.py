@@ -408,7 +408,8 @@ def test_a_program_needing_a_library_the_sandbox_lacks_is_refused(tmp_path: Path
     ('{"command": "./x"}', 'bot.json needs "command": a list of strings'),
     ('{"command": ["/bin/sh"]}', "is not a file of the bot's folder"),
     ('{"command": ["./bot.json"]}', "is not a 64-bit ELF program"),
-    ('{"command": ["node", "bot.js"], "runtime": "node"}', "no runtime is allowed"),
+    ('{"command": ["node", "bot.js"], "runtime": "node"}',
+     "which this arena does not allow (an organiser allows it with --allow-runtime node)"),
 ])
 def test_a_bad_bot_json_is_refused_in_one_line(tmp_path: Path, config: str, said: str) -> None:
     from arena import BotLoadError, resolve_bots
