@@ -15,9 +15,17 @@ from pathlib import Path
 
 from arena import BotLimits, BotSpec, safe_text
 from cli.command import Command, fail
-from tournaments import AllowedPackage, RequestError, check_bots, check_packages
+from tournaments import (
+    AllowedPackage,
+    AllowedRuntime,
+    RequestError,
+    check_bots,
+    check_packages,
+    check_runtimes,
+)
 
-__all__ = ["Command", "fail", "interrupt", "load_bots", "packages_value", "program"]
+__all__ = ["Command", "fail", "interrupt", "load_bots", "packages_value", "program",
+           "runtimes_value"]
 
 
 def interrupt(signum: int, frame: object) -> None:
@@ -48,6 +56,16 @@ def load_bots(args: Sequence[str], limits: BotLimits | None = None,
         return check_bots(args, limits or BotLimits(), runtimes)
     except RequestError as err:
         fail(safe_text(str(err)))
+
+
+def runtimes_value(names: Sequence[str]) -> tuple[tuple[str, ...], list[AllowedRuntime]]:
+    """``--allow-runtime``, checked (:func:`tournaments.check_runtimes`): the names
+    (normalised) and those runtimes with their versions, as installed here."""
+    try:
+        names, found = check_runtimes(names)
+    except RequestError as err:
+        fail(safe_text(str(err)))
+    return names, [AllowedRuntime(r.name, r.version) for r in found]
 
 
 def packages_value(names: Sequence[str] | None

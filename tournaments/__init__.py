@@ -62,7 +62,7 @@ _EXPORTS = {
     "tournaments.league": "DEFAULT_CONFIDENCE BatchReport LeagueError add_to_league new_league "
                           "play_batch",
     "tournaments.league_config": "LeagueConfig",
-    "tournaments.packages": "AllowedPackage packages_text",
+    "tournaments.packages": "AllowedPackage AllowedRuntime packages_text runtimes_text",
     "tournaments.progress": "ProgressView format_duration make_progress",
     "tournaments.evidence": "Margin",
     "tournaments.ranking": "CONFIDENCE_NOTE MARGIN_NOTE BotRow Ranking confidence_text "

@@ -58,7 +58,9 @@ from tournaments.league import new_league as new_league
 from tournaments.league import play_batch as play_batch
 from tournaments.league_config import LeagueConfig as LeagueConfig
 from tournaments.packages import AllowedPackage as AllowedPackage
+from tournaments.packages import AllowedRuntime as AllowedRuntime
 from tournaments.packages import packages_text as packages_text
+from tournaments.packages import runtimes_text as runtimes_text
 from tournaments.progress import ProgressView as ProgressView
 from tournaments.progress import format_duration as format_duration
 from tournaments.progress import make_progress as make_progress
@@ -108,6 +110,7 @@ from tournaments.tournament import Plan as Plan
 
 __all__ = [
     "AllowedPackage",
+    "AllowedRuntime",
     "Backup",
     "BatchReport",
     "BotRow",
@@ -206,6 +209,7 @@ __all__ = [
     "restore_league",
     "round_robin_games",
     "run_tournament",
+    "runtimes_text",
     "seating_problem",
     "seating_rule",
     "stored_kind",
