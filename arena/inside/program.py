@@ -91,7 +91,8 @@ def start(folder: str, argv: list[str], jail: sushi_jail.Jail | None) -> Program
     executable when ``argv[0]`` is absolute: :func:`command`)."""
     to_child_r, to_child_w = os.pipe()
     from_child_r, from_child_w = os.pipe()
-    path = argv[0] if argv[0].startswith("/") else f"{folder}/{argv[0]}"
+    runtime = argv[0].startswith("/")  # an allowed runtime's executable, in the image
+    path = argv[0] if runtime else f"{folder}/{argv[0]}"
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child, replaced by the program
         try:
@@ -103,7 +104,7 @@ def start(folder: str, argv: list[str], jail: sushi_jail.Jail | None) -> Program
 
             signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # as a program started by a shell
             if jail is not None:  # a runtime's program: its filter (docs/security.md)
-                jail.lock(0, runtime=path is argv[0])
+                jail.lock(0, runtime=runtime)
             sushi_jail.die_with_parent()
             # The loader finds $ORIGIN through /proc/self/exe, which the sandbox lacks.
             env = {**os.environ, "LD_ORIGIN_PATH": os.path.dirname(path)}

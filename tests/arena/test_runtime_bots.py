@@ -243,3 +243,28 @@ def test_only_a_runtime_bots_program_gets_its_calls() -> None:
     assert seccomp.runtime_calls(("node",)) == ("pipe2",)
     assert seccomp.runtime_calls(("java",)) == ()
     assert "pipe2" not in seccomp.ALLOWED
+
+
+def test_as_an_ordinary_user(bots: dict[str, Path]) -> None:
+    """The good Node.js bot, a protocol break and the hostile bot again, with the arena run by
+    an ordinary user (bubblewrap in a user namespace, no uid per bot, no cgroups)."""
+    from tests.arena import unprivileged
+
+    reason = unprivileged.unavailable()
+    if reason:
+        pytest.skip(f"unprivileged arena tests: {reason}")
+    first = Path(__file__).resolve().parent / "bots" / "first.py"
+    expected = {"nodefirst": set(), "garbage": {"protocol"}, "nodehostile": set()}
+    games = [unprivileged.Game(bot, [(bot, bots[bot]), ("first", first)], runtimes=("node",))
+             for bot in expected]
+    try:
+        run = unprivileged.run_games(games, logs=["nodehostile"])
+    except unprivileged.Unavailable as err:
+        pytest.skip(f"unprivileged arena tests: {err}")
+    assert run.result["error"] is None, run.result["error"]
+    for bot, kinds_expected in expected.items():
+        played = run.game(bot)
+        assert played["error"] is None and played["replay"] is None, played
+        assert {f["kind"] for f in played["faults"]} == kinds_expected, played["faults"]
+    assert "contained" in run.result["logs"]["nodehostile"]
+    assert run.leftovers == []
