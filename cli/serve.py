@@ -116,7 +116,8 @@ def _prepare(directory: Path, players: list[int] | None, allow_package: list[str
         if not is_league(directory):
             config = LeagueConfig(players=_sizes(players, LeagueConfig()),
                                   seed=league_random_seed(), packages=extra,
-                                  bot_limits=bot_limits(max_bot_mb, max_bot_files))
+                                  bot_limits=bot_limits(max_bot_mb, max_bot_files),
+                                  runtimes=runtimes_value(allow_runtime or ())[0])
             LeagueStore.create(directory, config).close()
             typer.echo(f"new league: {safe_text(str(directory))} "
                        f"({'/'.join(map(str, config.players))}-player tables)")
