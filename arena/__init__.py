@@ -46,6 +46,8 @@ _EXPORTS = {
     "arena.isolation.bwrap": "SandboxUnavailable",
     "arena.isolation.packages": "DEFAULT_PACKAGES Package PackageError resolve_packages",
     "arena.isolation.modes": "FileView SandboxMode",
+    "arena.isolation.runtimes": "KNOWN_RUNTIMES Runtime RuntimeUnavailable resolve_runtimes "
+                                "runtime_names",
     "arena.isolation.probe": "Protections protections",
     "arena.logs": "LOG_FILES LOG_MAX_BYTES dropped_bytes log_path printed_lines "
                   "rotating_handler set_log_rotation setup_logging",

@@ -30,6 +30,11 @@ from arena.isolation.packages import PackageError as PackageError
 from arena.isolation.packages import resolve_packages as resolve_packages
 from arena.isolation.probe import Protections as Protections
 from arena.isolation.probe import protections as protections
+from arena.isolation.runtimes import KNOWN_RUNTIMES as KNOWN_RUNTIMES
+from arena.isolation.runtimes import Runtime as Runtime
+from arena.isolation.runtimes import RuntimeUnavailable as RuntimeUnavailable
+from arena.isolation.runtimes import resolve_runtimes as resolve_runtimes
+from arena.isolation.runtimes import runtime_names as runtime_names
 from arena.logs import LOG_FILES as LOG_FILES
 from arena.logs import LOG_MAX_BYTES as LOG_MAX_BYTES
 from arena.logs import dropped_bytes as dropped_bytes
@@ -79,6 +84,7 @@ __all__ = [
     "FaultKind",
     "FileView",
     "GameResult",
+    "KNOWN_RUNTIMES",
     "LOG_FILES",
     "LOG_MAX_BYTES",
     "LocalSlots",
@@ -89,6 +95,8 @@ __all__ = [
     "Package",
     "PackageError",
     "Protections",
+    "Runtime",
+    "RuntimeUnavailable",
     "SandboxMode",
     "SandboxUnavailable",
     "SeatTiming",
@@ -114,7 +122,9 @@ __all__ = [
     "read_bot",
     "resolve_bots",
     "resolve_packages",
+    "resolve_runtimes",
     "rotating_handler",
+    "runtime_names",
     "safe_bytes",
     "safe_text",
     "set_log_rotation",

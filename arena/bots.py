@@ -4,7 +4,7 @@ read and checked once, and named uniquely."""
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -115,7 +115,8 @@ def missing_bot_hint(arg: str) -> str:
     return f" (did you mean {near[found[0]]}?)" if found else ""
 
 
-def resolve_bots(args: Sequence[str], *, limits: BotLimits | None = None) -> list[BotSpec]:
+def resolve_bots(args: Sequence[str], *, limits: BotLimits | None = None,
+                 runtimes: Collection[str] = ()) -> list[BotSpec]:
     """Bot specs for bot files, folders and archives, directories of them, and built-in names.
 
     No args: the built-in bots. Names are file stems (folder, archive names), made unique with
@@ -135,7 +136,8 @@ def resolve_bots(args: Sequence[str], *, limits: BotLimits | None = None) -> lis
         if file.is_dir() or file.name.endswith(ARCHIVES):
             try:
                 bot = read_bot(file, limits=limits or BotLimits())
-                problem = program_problem(bot.files) if bot.entry == PROGRAM_ENTRY else None
+                problem = (program_problem(bot.files, runtimes) if bot.entry == PROGRAM_ENTRY
+                           else None)
                 if problem is not None:
                     raise BotLoadError(f"{file}: {problem}")
             except BotFilesError as err:

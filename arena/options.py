@@ -6,8 +6,8 @@ nests one :class:`ArenaOptions` rather than copying its fields. Each field says 
 (:class:`SetBy`) and, when a user may, its flag and how it is checked:
 
 - :attr:`SetBy.COMPETITION`: what every game of a competition shares, stored with a tournament
-  or a league when it is made (the move time, the packages bots may import, how big a bot may
-  be);
+  or a league when it is made (the move time, the packages bots may import, the runtimes program
+  bots may run, how big a bot may be);
 - :attr:`SetBy.HOST`: how this machine runs the bots, given again to every run (the sandbox,
   memory and CPU limits);
 - :attr:`SetBy.ARENA`: set by the code (the secret, the zygote, the log folder, the grace).
@@ -101,8 +101,11 @@ class ArenaOptions:
     zygote: bool = _option(True, SetBy.ARENA)
     #: Installed packages bots may import besides the standard library, ``engine`` and
     #: numpy (``--allow-package``); what they require comes with them. Stored with the
-    #: competition. (Issue 34's interpreters, ``--allow-runtime``, are a field like this one.)
+    #: competition.
     packages: tuple[str, ...] = _option((), SetBy.COMPETITION, "--allow-package")
+    #: Interpreters program bots may run (``--allow-runtime``: ``node``, ``java``), put into
+    #: the sandbox's image with what they load. Stored with the competition.
+    runtimes: tuple[str, ...] = _option((), SetBy.COMPETITION, "--allow-runtime")
     #: The sandbox's files: always the RAM image for bots; ``host`` only for the tests that
     #: show what the image closes.
     file_view: FileView = _option(FileView.IMAGE, SetBy.ARENA)

@@ -82,6 +82,7 @@ class BotPool:
         mode = SandboxMode.NONE if options.sandbox == SandboxMode.NONE else SandboxMode.BWRAP
         self.sandbox = Sandbox(mode, memory_mb=options.memory_mb, cpu_limit=options.cpu_seconds,
                                packages=(*DEFAULT_PACKAGES, *options.packages),
+                               runtimes=options.runtimes,
                                view=options.file_view)
         self.budget = options.budget
         if mode == SandboxMode.BWRAP:

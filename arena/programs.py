@@ -27,10 +27,12 @@ def folder_entry(paths: Collection[str]) -> str | None:
     return next((e for e in _ENTRIES if e in paths), None)
 
 
-def program_problem(files: Sequence[tuple[str, bytes]]) -> str | None:
+def program_problem(files: Sequence[tuple[str, bytes]],
+                    runtimes: Collection[str] = ()) -> str | None:
     """Why the program bot of ``files`` cannot run in this arena (one line), or None: a bad
-    ``bot.json``, a command that is not a 64-bit ELF program of the folder, or shared libraries
-    the sandbox's image does not hold."""
+    ``bot.json``, a runtime not among ``runtimes`` (those allowed, ``--allow-runtime``), a
+    command that is not a 64-bit ELF program of the folder, or shared libraries the sandbox's
+    image does not hold."""
     import os
     import tempfile
 
@@ -39,13 +41,15 @@ def program_problem(files: Sequence[tuple[str, bytes]]) -> str | None:
 
     contents = dict(files)
     try:
-        argv = command(contents)
+        argv = command(contents, {name: f"/{name}" for name in runtimes})
     except ProgramError as err:
         return str(err)
+    if argv[0].startswith("/"):  # a runtime's: the image holds it and what it loads
+        return None
     data = contents[argv[0]]
     if data[:4] != b"\x7fELF" or data[4:5] != b"\x02":
-        return (f"{argv[0]} is not a 64-bit ELF program (a script needs a runtime, and this "
-                "arena allows none)")
+        return (f"{argv[0]} is not a 64-bit ELF program (a script names its \"runtime\" "
+                "in bot.json, one the organiser allows)")
     with tempfile.TemporaryDirectory(prefix="sushi-program-") as folder:
         for name, content in files:  # its own libraries ($ORIGIN) are found as in the sandbox
             os.makedirs(os.path.dirname(os.path.join(folder, name)), exist_ok=True)

@@ -15,9 +15,17 @@ from pathlib import Path
 
 from arena import BotLimits, BotSpec, safe_text
 from cli.command import Command, fail
-from tournaments import AllowedPackage, RequestError, check_bots, check_packages
+from tournaments import (
+    AllowedPackage,
+    AllowedRuntime,
+    RequestError,
+    check_bots,
+    check_packages,
+    check_runtimes,
+)
 
-__all__ = ["Command", "fail", "interrupt", "load_bots", "packages_value", "program"]
+__all__ = ["Command", "fail", "interrupt", "load_bots", "packages_value", "program",
+           "runtimes_value"]
 
 
 def interrupt(signum: int, frame: object) -> None:
@@ -40,13 +48,24 @@ def program() -> str:
         return str(script)
 
 
-def load_bots(args: Sequence[str], limits: BotLimits | None = None) -> list[BotSpec]:
-    """The bots named on the command line (:func:`tournaments.check_bots`), or exit with its
-    one-line error."""
+def load_bots(args: Sequence[str], limits: BotLimits | None = None,
+              runtimes: Sequence[str] = ()) -> list[BotSpec]:
+    """The bots named on the command line (:func:`tournaments.check_bots`, ``runtimes`` those
+    allowed), or exit with its one-line error."""
     try:
-        return check_bots(args, limits or BotLimits())
+        return check_bots(args, limits or BotLimits(), runtimes)
     except RequestError as err:
         fail(safe_text(str(err)))
+
+
+def runtimes_value(names: Sequence[str]) -> tuple[tuple[str, ...], list[AllowedRuntime]]:
+    """``--allow-runtime``, checked (:func:`tournaments.check_runtimes`): the names
+    (normalised) and those runtimes with their versions, as installed here."""
+    try:
+        names, found = check_runtimes(names)
+    except RequestError as err:
+        fail(safe_text(str(err)))
+    return names, [AllowedRuntime(r.name, r.version) for r in found]
 
 
 def packages_value(names: Sequence[str] | None

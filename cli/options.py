@@ -22,8 +22,8 @@ from arena import MIN_MEMORY_MB, ArenaOptions, BotLimits, SandboxMode, SetBy
 from engine import Variant
 
 __all__ = ["DEFAULTS", "FLAGS", "CpuLimitOption", "Flag", "MaxBotFilesOption", "MaxBotMbOption",
-           "MemoryOption", "MoveTimeOption", "PackageOption", "SandboxOption", "VariantOption",
-           "bot_limits", "takes_options"]
+           "MemoryOption", "MoveTimeOption", "PackageOption", "RuntimeOption", "SandboxOption",
+           "VariantOption", "bot_limits", "takes_options"]
 
 #: Every option's default (declared once, in :class:`arena.ArenaOptions`).
 DEFAULTS = ArenaOptions()
@@ -48,6 +48,11 @@ MaxBotMbOption = Annotated[int | None, typer.Option(
 MaxBotFilesOption = Annotated[int | None, typer.Option(
     "--max-bot-files", min=1, max=65536, help=f"The most files a bot folder may hold. Default: "
     f"{BotLimits.max_files}.", show_default=False, metavar="N")]
+
+RuntimeOption = Annotated[list[str] | None, typer.Option(
+    "--allow-runtime", help="An interpreter program bots may run (repeatable): node or java; "
+    "it goes into the sandbox read-only with what it loads.", show_default=False,
+    metavar="NAME")]
 
 CpuLimitOption = Annotated[int | None, typer.Option(
     "--cpu-limit", min=1, help="CPU seconds each bot process may use (one process per game; "
@@ -89,6 +94,8 @@ FLAGS: tuple[Flag, ...] = (
     Flag("sandbox", (_param("sandbox", SandboxOption, DEFAULTS.sandbox),)),
     Flag("memory_mb", (_param("memory_mb", MemoryOption, DEFAULTS.memory_mb),)),
     Flag("packages", (_param("allow_package", PackageOption, None),),
+         lambda names: tuple(names or ())),
+    Flag("runtimes", (_param("allow_runtime", RuntimeOption, None),),
          lambda names: tuple(names or ())),
     Flag("bot_limits", (_param("max_bot_mb", MaxBotMbOption, None),
                         _param("max_bot_files", MaxBotFilesOption, None)), bot_limits),

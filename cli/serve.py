@@ -36,12 +36,13 @@ from arena import (
     set_log_rotation,
     usable_cores,
 )
-from cli.common import fail, interrupt, packages_value
+from cli.common import fail, interrupt, packages_value, runtimes_value
 from cli.newbot import TEMPLATE
 from cli.options import (
     MaxBotFilesOption,
     MaxBotMbOption,
     PackageOption,
+    RuntimeOption,
     bot_limits,
     takes_options,
 )
@@ -105,7 +106,8 @@ def _sizes(players: list[int] | None, config: LeagueConfig) -> tuple[int, ...]:
 
 
 def _prepare(directory: Path, players: list[int] | None, allow_package: list[str] | None,
-             max_bot_mb: int | None, max_bot_files: int | None) -> LeagueConfig:
+             max_bot_mb: int | None, max_bot_files: int | None,
+             allow_runtime: list[str] | None = None) -> LeagueConfig:
     """The league in ``directory`` (made when new), with the table sizes, packages and limits
     asked for (stored: those not given are the league's), checked to be free of another
     server."""
@@ -114,7 +116,8 @@ def _prepare(directory: Path, players: list[int] | None, allow_package: list[str
         if not is_league(directory):
             config = LeagueConfig(players=_sizes(players, LeagueConfig()),
                                   seed=league_random_seed(), packages=extra,
-                                  bot_limits=bot_limits(max_bot_mb, max_bot_files))
+                                  bot_limits=bot_limits(max_bot_mb, max_bot_files),
+                                  runtimes=runtimes_value(allow_runtime or ())[0])
             LeagueStore.create(directory, config).close()
             typer.echo(f"new league: {safe_text(str(directory))} "
                        f"({'/'.join(map(str, config.players))}-player tables)")
@@ -127,11 +130,14 @@ def _prepare(directory: Path, players: list[int] | None, allow_package: list[str
                 wanted = replace(wanted, packages=extra)
             else:
                 allowed = packages_value(config.packages)[1]
+            if allow_runtime is not None:
+                wanted = replace(wanted, runtimes=runtimes_value(allow_runtime)[0])
+            store.set_runtimes(runtimes_value(wanted.runtimes)[1])
             if wanted != config:
                 store.set_config(wanted)
                 typer.echo("the league's settings changed (--players, --allow-package, "
-                           "--max-bot-mb, --max-bot-files): new submissions and games "
-                           "follow them")
+                           "--allow-runtime, --max-bot-mb, --max-bot-files): new submissions "
+                           "and games follow them")
             if weak_seed(wanted.seed) and store.closed() is None:
                 # Strangers play here: a seed chosen by hand (or drawn by an older arena, and
                 # shown) would let them work out every deal. New games follow a secret one.
@@ -173,8 +179,9 @@ def _log_to(directory: Path) -> None:
         logger.addHandler(handler)
 
 
-# The league's own options (--allow-package, --max-bot-*) change it only when given: they are
-# the command's own flags; what the host gives each run comes from takes_options.
+# The league's own options (--allow-package, --allow-runtime, --max-bot-*) change it only when
+# given: they are the command's own flags; what the host gives each run comes from
+# takes_options.
 @takes_options(SetBy.HOST, omit={"memory_mb"}, after={"sandbox": "workers"})
 def serve_command(
     directory: Annotated[Path, typer.Argument(
@@ -204,6 +211,7 @@ def serve_command(
         help="With --executor ray: the cluster to join (HOST:PORT or 'auto').",
         show_default=False, metavar="HOST:PORT")] = None,
     allow_package: PackageOption = None,
+    allow_runtime: RuntimeOption = None,
     max_bot_mb: MaxBotMbOption = None,
     max_bot_files: MaxBotFilesOption = None,
     log_max_mb: Annotated[float, typer.Option(
@@ -240,7 +248,7 @@ def serve_command(
     sock = _listen(host, port)            # first: on a port it cannot have, nothing is made
     try:
         _serve(sock, directory, host, port, players, when, workers, options, executor,
-               address, allow_package, max_bot_mb, max_bot_files)
+               address, allow_package, max_bot_mb, max_bot_files, allow_runtime)
     finally:
         sock.close()
 
@@ -293,7 +301,7 @@ def _serve(sock: socket.socket, directory: Path, host: str, port: int,
            players: list[int] | None, when: datetime | None, workers: int | None,
            host_options: ArenaOptions, executor: ExecutorKind, address: str | None,
            allow_package: list[str] | None, max_bot_mb: int | None,
-           max_bot_files: int | None) -> None:
+           max_bot_files: int | None, allow_runtime: list[str] | None = None) -> None:
     import uvicorn
 
     from serve.app import make_app
@@ -303,7 +311,8 @@ def _serve(sock: socket.socket, directory: Path, host: str, port: int,
     from serve.service import Competition
     from serve.status import GameMonitor
 
-    config = _prepare(directory, players, allow_package, max_bot_mb, max_bot_files)
+    config = _prepare(directory, players, allow_package, max_bot_mb, max_bot_files,
+                      allow_runtime)
     try:
         options = config.arena_options(replace(check_values(host_options),
                                                log_dir=directory / "logs"))

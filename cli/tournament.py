@@ -36,6 +36,7 @@ from tournaments import (
     packages_text,
     prepare_tournament,
     ranking_table,
+    runtimes_text,
 )
 
 __all__ = ["RESULTS_DIR", "tournament_command"]
@@ -140,6 +141,8 @@ def _setup_lines(prepared: PreparedTournament) -> list[str]:
                      "bot(s) thinking at once, each on a core of its own (--workers, --cores)")
     if prepared.settings.options.packages:
         lines.append(f"bots may import: {packages_text(prepared.packages)}")
+    if prepared.runtimes:
+        lines.append(f"program bots may run: {runtimes_text(prepared.runtimes)}")
     return lines
 
 

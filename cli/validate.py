@@ -43,7 +43,7 @@ def validate_command(
         options = replace(check_options(options), bot_limits=loose)
     except RequestError as err:
         fail(safe_text(str(err)))
-    specs = load_bots([bot], loose)
+    specs = load_bots([bot], loose, options.runtimes)
     if len(specs) != 1:
         fail(f"validate takes one bot, and {safe_text(bot)} holds {len(specs)}")
     try:

@@ -17,6 +17,7 @@ from tournaments import (
     confidence_text,
     margin_text,
     packages_text,
+    runtimes_text,
 )
 
 __all__ = ["GAME_LIST_LIMIT", "LEAGUE_GAME_LIST", "MATRIX_TOP", "OVERVIEW_TOP", "Site",
@@ -259,6 +260,9 @@ def index_page(site: Site) -> str:
     packages = ([] if ranking.packages is None else [
         '<p class="note" id="packages">Bots could import: the standard library, engine'
         + "".join(f", {esc(packages_text([p]))}" for p in ranking.packages) + ".</p>"])
+    if ranking.runtimes:
+        packages.append('<p class="note" id="runtimes">Program bots could run: '
+                        f"{esc(runtimes_text(ranking.runtimes))}.</p>")
     body = [
         "<h1>Ranking</h1>",
         f'<p class="lead">{esc(summary_text(ranking))}</p>',

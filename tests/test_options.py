@@ -24,6 +24,7 @@ SAMPLES: dict[str, tuple[list[str], object]] = {
     "packages": (["--allow-package", "scipy", "--allow-package", "six"], ("scipy", "six")),
     "bot_limits": (["--max-bot-mb", "2", "--max-bot-files", "9"], BotLimits(2 << 20, 9)),
     "cpu_limit": (["--cpu-limit", "7"], 7),
+    "runtimes": (["--allow-runtime", "node", "--allow-runtime", "java"], ("node", "java")),
 }
 
 BOTH = frozenset({SetBy.COMPETITION, SetBy.HOST})

@@ -44,7 +44,7 @@ _EXPORTS = {
     "tournaments.api": "PlayRequest PreparedGame PreparedTournament TournamentRequest play_game "
                        "prepare_game prepare_tournament run_tournament",
     "tournaments.checks": "MIN_MEMORY_MB RequestError check_bots check_memory check_options "
-                          "check_packages check_runnable check_values",
+                          "check_packages check_runnable check_runtimes check_values",
     "tournaments.compare.comparison": "Comparison",
     "tournaments.compare.deals": "CompareError",
     "tournaments.compare.report": "comparison_design comparison_progress comparison_summary",
@@ -62,7 +62,7 @@ _EXPORTS = {
     "tournaments.league": "DEFAULT_CONFIDENCE BatchReport LeagueError add_to_league new_league "
                           "play_batch",
     "tournaments.league_config": "LeagueConfig",
-    "tournaments.packages": "AllowedPackage packages_text",
+    "tournaments.packages": "AllowedPackage AllowedRuntime packages_text runtimes_text",
     "tournaments.progress": "ProgressView format_duration make_progress",
     "tournaments.evidence": "Margin",
     "tournaments.ranking": "CONFIDENCE_NOTE MARGIN_NOTE BotRow Ranking confidence_text "

@@ -16,6 +16,7 @@ from tournaments.checks import check_memory as check_memory
 from tournaments.checks import check_options as check_options
 from tournaments.checks import check_packages as check_packages
 from tournaments.checks import check_runnable as check_runnable
+from tournaments.checks import check_runtimes as check_runtimes
 from tournaments.checks import check_values as check_values
 from tournaments.compare.comparison import Comparison as Comparison
 from tournaments.compare.deals import CompareError as CompareError
@@ -57,7 +58,9 @@ from tournaments.league import new_league as new_league
 from tournaments.league import play_batch as play_batch
 from tournaments.league_config import LeagueConfig as LeagueConfig
 from tournaments.packages import AllowedPackage as AllowedPackage
+from tournaments.packages import AllowedRuntime as AllowedRuntime
 from tournaments.packages import packages_text as packages_text
+from tournaments.packages import runtimes_text as runtimes_text
 from tournaments.progress import ProgressView as ProgressView
 from tournaments.progress import format_duration as format_duration
 from tournaments.progress import make_progress as make_progress
@@ -107,6 +110,7 @@ from tournaments.tournament import Plan as Plan
 
 __all__ = [
     "AllowedPackage",
+    "AllowedRuntime",
     "Backup",
     "BatchReport",
     "BotRow",
@@ -169,6 +173,7 @@ __all__ = [
     "check_options",
     "check_packages",
     "check_runnable",
+    "check_runtimes",
     "check_values",
     "compare_bots",
     "comparison_design",
@@ -204,6 +209,7 @@ __all__ = [
     "restore_league",
     "round_robin_games",
     "run_tournament",
+    "runtimes_text",
     "seating_problem",
     "seating_rule",
     "stored_kind",

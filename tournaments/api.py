@@ -50,6 +50,7 @@ from tournaments.checks import (
     check_options,
     check_packages,
     check_runnable,
+    check_runtimes,
     check_variants,
 )
 from tournaments.config import TournamentConfig
@@ -57,7 +58,7 @@ from tournaments.executors.executor import Executor, RunError
 from tournaments.executors.guard import unguarded_call
 from tournaments.executors.kinds import ExecutorKind, check_executor, make_executor
 from tournaments.executors.ray import RayUnavailable
-from tournaments.packages import AllowedPackage
+from tournaments.packages import AllowedPackage, AllowedRuntime
 from tournaments.progress import NoProgress, ProgressView
 from tournaments.ranking import Ranking
 from tournaments.schedule import ScheduleError, ScheduleKind
@@ -107,6 +108,8 @@ class PreparedTournament:
     workers: int
     cores: int                  #: at most this many bots think at once (local executor)
     notes: tuple[str, ...]      #: what to know before it starts (bots named alike, ...)
+    #: The runtimes program bots may run here (``--allow-runtime``), with versions.
+    runtimes: tuple[AllowedRuntime, ...] = ()
 
     def open_store(self, *, dry_run: bool = False) -> TournamentStore | None:
         """Its store in :attr:`out`, created or resumed (extended to more cycles); for a
@@ -114,8 +117,11 @@ class PreparedTournament:
         tournament's folder."""
         if dry_run and not (self.out / DB_NAME).exists():
             return None
-        return TournamentStore.open(self.out, self.config, extend=not dry_run,
-                                    packages=self.packages)
+        store = TournamentStore.open(self.out, self.config, extend=not dry_run,
+                                     packages=self.packages)
+        if not dry_run:
+            store.set_runtimes(self.runtimes)
+        return store
 
     def plan(self, store: TournamentStore | None) -> Plan:
         """What a run will do against what ``store`` holds."""
@@ -136,7 +142,8 @@ def prepare_tournament(request: TournamentRequest) -> PreparedTournament:
         raise RequestError(problem)
     variant = check_variants(request.variant)
     extra, allowed = check_packages(request.options.packages)
-    specs = check_bots(request.bots, request.options.bot_limits)
+    runtimes, found = check_runtimes(request.options.runtimes)
+    specs = check_bots(request.bots, request.options.bot_limits, runtimes)
     notes = check_entries(specs)
     if request.out is None:
         raise RequestError("a tournament needs a folder for its results (out)")
@@ -149,7 +156,7 @@ def prepare_tournament(request: TournamentRequest) -> PreparedTournament:
         settings = RunSettings.create(
             specs, players=request.players, cycles=cycles, seed=seed,
             schedule=request.schedule, games=request.games, variant=variant,
-            options=replace(request.options, packages=extra))
+            options=replace(request.options, packages=extra, runtimes=runtimes))
         if max(settings.players) > len(specs):
             notes.append(f"{len(specs)} bots for {max(settings.players)}-seat tables: every "
                          "table seats some bots more than once (each bot holds the same "
@@ -167,7 +174,8 @@ def prepare_tournament(request: TournamentRequest) -> PreparedTournament:
     executor = make_executor(request.executor, options, workers=workers, cores=cores,
                              log_file=request.arena_log, address=request.address)
     return PreparedTournament(request, settings, config, allowed, executor, request.out,
-                              workers, cores, tuple(notes))
+                              workers, cores, tuple(notes),
+                              tuple(AllowedRuntime(r.name, r.version) for r in found))
 
 
 def run_tournament(bots: Sequence[str | Path] = (), *, players: Sequence[int] | None = None,
@@ -242,7 +250,7 @@ def prepare_game(request: PlayRequest) -> PreparedGame:
     (the same game again), as a tournament's does; without one both are drawn."""
     options = replace(check_options(request.options),
                       secret=None if request.seed is None else tournament_secret(request.seed))
-    specs = check_bots(request.bots, options.bot_limits)
+    specs = check_bots(request.bots, options.bot_limits, options.runtimes)
     if not 2 <= len(specs) <= 5:
         raise RequestError(f"a game takes 2 to 5 bots, not {len(specs)}")
     variant = check_variants(request.variant)

@@ -17,18 +17,22 @@ from arena import (
     BotLimits,
     BotLoadError,
     BotSpec,
+    Runtime,
+    RuntimeUnavailable,
     SandboxMode,
     SandboxUnavailable,
     bot_stem,
     check_name,
     check_sandbox,
     resolve_bots,
+    resolve_runtimes,
+    runtime_names,
 )
 from engine import Variant, parse_variants
 from tournaments.packages import AllowedPackage, PackageError, allowed_packages, package_names
 
 __all__ = ["MIN_MEMORY_MB", "RequestError", "check_bots", "check_entries", "check_memory",
-           "check_move_time", "check_options", "check_packages", "check_runnable",
+           "check_move_time", "check_options", "check_packages", "check_runnable", "check_runtimes",
            "check_values", "check_variants", "api_options"]
 
 
@@ -36,12 +40,13 @@ class RequestError(ValueError):
     """What was asked for cannot be done; the one-line message names the bad value."""
 
 
-def check_bots(args: Sequence[str], limits: BotLimits) -> list[BotSpec]:
+def check_bots(args: Sequence[str], limits: BotLimits,
+               runtimes: Sequence[str] = ()) -> list[BotSpec]:
     """The bots ``args`` name (files, bot folders and archives, folders of them, built-in
     names; none: the built-in bots), each read within ``limits``, each with a name that is
-    plain visible text."""
+    plain visible text; a program bot may name one of ``runtimes`` (``--allow-runtime``)."""
     try:
-        specs = resolve_bots(args, limits=limits)
+        specs = resolve_bots(args, limits=limits, runtimes=runtimes)
     except (BotLoadError, OSError) as err:
         raise RequestError(str(err)) from None
     for spec in specs:
@@ -92,6 +97,15 @@ def check_packages(names: Sequence[str]) -> tuple[tuple[str, ...], tuple[Allowed
         raise RequestError(str(err)) from None
 
 
+def check_runtimes(names: Sequence[str]) -> tuple[tuple[str, ...], tuple[Runtime, ...]]:
+    """The ``--allow-runtime`` names (normalised) and those runtimes as installed here (with
+    their versions); :class:`RequestError` (one line) for one unknown or not installed."""
+    try:
+        return runtime_names(names), resolve_runtimes(tuple(names))
+    except RuntimeUnavailable as err:
+        raise RequestError(str(err)) from None
+
+
 def check_values(options: ArenaOptions) -> ArenaOptions:
     """``options``, each value in its range (:meth:`arena.ArenaOptions.checked`)."""
     try:
@@ -112,9 +126,11 @@ def check_memory(memory_mb: int) -> int:
 
 def check_options(options: ArenaOptions) -> ArenaOptions:
     """How the arena is to run the bots, each value checked, the packages (the
-    ``--allow-package`` names) normalised and installed here."""
+    ``--allow-package`` names) and the runtimes (``--allow-runtime``) normalised and installed
+    here."""
     extra, _ = check_packages(check_values(options).packages)
-    return replace(options, packages=extra)
+    runtimes, _ = check_runtimes(options.runtimes)
+    return replace(options, packages=extra, runtimes=runtimes)
 
 
 def check_runnable(options: ArenaOptions) -> None:

@@ -95,6 +95,8 @@ class TournamentConfig:
     move_time: float = ArenaOptions().move_time
     #: Packages bots may import besides those every bot may (``--allow-package``, normalised).
     packages: tuple[str, ...] = ()
+    #: Runtimes program bots may run (``--allow-runtime``, normalised).
+    runtimes: tuple[str, ...] = ()
     _games_cache: list[ScheduledGame] = field(default_factory=list, compare=False, repr=False)
 
     @property
@@ -120,8 +122,9 @@ class TournamentConfig:
         return self._games_cache
 
     def identity(self) -> dict[str, object]:
-        """The JSON-ready identity stored with the games (``packages`` only when some were
-        allowed, so a tournament stored before packages existed keeps its identity)."""
+        """The JSON-ready identity stored with the games (``packages`` and ``runtimes`` only
+        when some were allowed, so a tournament stored before they existed keeps its
+        identity)."""
         identity: dict[str, object] = {
             "bots": [b.to_json() for b in self.bots],
             "players": list(self.players),
@@ -134,6 +137,8 @@ class TournamentConfig:
         }
         if self.packages:
             identity["packages"] = list(self.packages)
+        if self.runtimes:
+            identity["runtimes"] = list(self.runtimes)
         return identity
 
     def identity_json(self) -> str:
@@ -153,6 +158,7 @@ class TournamentConfig:
             variant=parse_variants(str(v) for v in json_list(data["variant"])),
             move_time=json_number(data["move_time"]),
             packages=tuple(str(p) for p in json_list(data.get("packages", []))),
+            runtimes=tuple(str(r) for r in json_list(data.get("runtimes", []))),
         )
 
 
@@ -177,9 +183,9 @@ def identity_mismatch(stored: Mapping[str, object], wanted: Mapping[str, object]
     names = {
         "bots": "bots", "players": "--players", "cycles": "--cycles", "seed": "--seed",
         "schedule": "--schedule", "games": "--games", "variant": "--variant",
-        "move_time": "--move-time", "packages": "--allow-package"}
+        "move_time": "--move-time", "packages": "--allow-package", "runtimes": "--allow-runtime"}
     for key in ("bots", "seed", "players", "cycles", "schedule", "games", "variant", "move_time",
-                "packages"):
+                "packages", "runtimes"):
         old, new = stored.get(key), wanted.get(key)
         if old == new:
             continue
@@ -191,7 +197,7 @@ def identity_mismatch(stored: Mapping[str, object], wanted: Mapping[str, object]
                            for b, c in zip(_bots(old), _bots(new), strict=False) if b != c]
                 return f"bot {', '.join(changed)} changed since it was stored"
         return f"{names[key]} is {_describe(old)} there, {_describe(new)} here"
-    extra = (set(stored) ^ set(wanted)) - {"packages"}
+    extra = (set(stored) ^ set(wanted)) - {"packages", "runtimes"}
     if extra:
         return f"stored fields differ: {', '.join(sorted(extra))}"
     return None

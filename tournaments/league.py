@@ -37,6 +37,7 @@ from tournaments.checks import (
     api_options,
     check_bots,
     check_packages,
+    check_runtimes,
     check_values,
     check_variants,
 )
@@ -52,7 +53,7 @@ from tournaments.matchmaking import (
     leaderboard,
     met_key,
 )
-from tournaments.packages import AllowedPackage
+from tournaments.packages import AllowedPackage, AllowedRuntime
 from tournaments.progress import NoProgress, ProgressView
 from tournaments.rating import Ratings
 from tournaments.settings import DEFAULT_PLAYERS, league_random_seed
@@ -299,6 +300,7 @@ def new_league(directory: Path, *, players: Sequence[int] = (), seed: int | None
     wanted = check_values(api_options(options, move_time=move_time, packages=packages,
                                       bot_limits=bot_limits))
     extra, allowed = check_packages(wanted.packages)
+    runtimes, found = check_runtimes(wanted.runtimes)
     dummy = Variant.TWO_PLAYER_DUMMY in chosen
     sizes = tuple(sorted(set(players or [2 if dummy else DEFAULT_PLAYERS])))
     for n in sizes:
@@ -308,9 +310,10 @@ def new_league(directory: Path, *, players: Sequence[int] = (), seed: int | None
         raise RequestError("--variant two-player-dummy needs --players 2")
     config = LeagueConfig(players=sizes, seed=league_random_seed() if seed is None else seed,
                           variant=chosen, move_time=wanted.move_time, packages=extra,
-                          bot_limits=wanted.bot_limits)
+                          bot_limits=wanted.bot_limits, runtimes=runtimes)
     with LeagueStore.create(directory, config) as store:
         store.set_packages(allowed)
+        store.set_runtimes([AllowedRuntime(r.name, r.version) for r in found])
     return config, allowed
 
 
@@ -325,7 +328,8 @@ def add_to_league(directory: Path, bots: Sequence[str], *, author: str | None = 
         if reason is not None:
             raise RequestError(f"--author: {reason}")
     with LeagueStore.open(directory, write=True) as store:
-        specs = check_bots(bots, store.config().bot_limits)
+        config = store.config()
+        specs = check_bots(bots, config.bot_limits, config.runtimes)
         try:
             return add_files(store, specs, author)
         except LeagueError as err:

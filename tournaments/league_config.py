@@ -1,5 +1,6 @@
 """A league's settings, kept in its database: what every game shares (table sizes, seed,
-variants, move time), the packages bots may import besides numpy, and how big a bot may be.
+variants, move time), the packages bots may import besides numpy, the runtimes program bots may
+run, and how big a bot may be.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ class LeagueConfig:
     move_time: float = ArenaOptions().move_time
     packages: tuple[str, ...] = ()
     bot_limits: BotLimits = BotLimits()
+    #: Runtimes program bots may run (``--allow-runtime``, normalised).
+    runtimes: tuple[str, ...] = ()
 
     @property
     def variant_names(self) -> tuple[str, ...]:
@@ -36,13 +39,19 @@ class LeagueConfig:
         the sandbox, memory, ...) with the league's own (move time, packages, limits) and the
         secret derived from its seed."""
         return replace(host, move_time=self.move_time, packages=self.packages,
-                       bot_limits=self.bot_limits, secret=tournament_secret(self.seed))
+                       runtimes=self.runtimes, bot_limits=self.bot_limits,
+                       secret=tournament_secret(self.seed))
 
     def to_json(self) -> dict[str, object]:
-        return {"players": list(self.players), "seed": self.seed,
-                "variant": list(self.variant_names), "move_time": self.move_time,
-                "packages": list(self.packages), "max_bot_bytes": self.bot_limits.max_bytes,
-                "max_bot_files": self.bot_limits.max_files}
+        """The stored config (``runtimes`` only when some are allowed)."""
+        data: dict[str, object] = {
+            "players": list(self.players), "seed": self.seed,
+            "variant": list(self.variant_names), "move_time": self.move_time,
+            "packages": list(self.packages), "max_bot_bytes": self.bot_limits.max_bytes,
+            "max_bot_files": self.bot_limits.max_files}
+        if self.runtimes:
+            data["runtimes"] = list(self.runtimes)
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, object]) -> LeagueConfig:
@@ -55,4 +64,5 @@ class LeagueConfig:
                    variant=parse_variants(str(v) for v in json_list(data["variant"])),
                    move_time=json_number(data["move_time"]),
                    packages=tuple(str(p) for p in json_list(data.get("packages", []))),
-                   bot_limits=limits)
+                   bot_limits=limits,
+                   runtimes=tuple(str(r) for r in json_list(data.get("runtimes", []))))

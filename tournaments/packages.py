@@ -13,10 +13,11 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from arena import DEFAULT_PACKAGES, PackageError, resolve_packages
+from arena import DEFAULT_PACKAGES, PackageError, resolve_packages, resolve_runtimes
 
-__all__ = ["AllowedPackage", "PackageError", "allowed_packages", "package_names",
-           "packages_from_json", "packages_text"]
+__all__ = ["AllowedPackage", "AllowedRuntime", "PackageError", "allowed_packages",
+           "allowed_runtimes", "package_names", "packages_from_json", "packages_text",
+           "runtimes_from_json", "runtimes_text"]
 
 _NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
 
@@ -67,6 +68,33 @@ def packages_from_json(data: object) -> tuple[AllowedPackage, ...]:
             raise ValueError(f"bad package {item!r}")
         out.append(AllowedPackage(name, version))
     return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class AllowedRuntime:
+    """An interpreter program bots could run (``--allow-runtime``), and its version."""
+
+    name: str
+    version: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"name": self.name, "version": self.version}
+
+
+def allowed_runtimes(names: Sequence[str]) -> tuple[AllowedRuntime, ...]:
+    """The runtimes ``names`` as installed here, with their versions, sorted by name
+    (``arena.RuntimeUnavailable``, one line, for one unknown or not installed)."""
+    return tuple(AllowedRuntime(r.name, r.version) for r in resolve_runtimes(tuple(names)))
+
+
+def runtimes_from_json(data: object) -> tuple[AllowedRuntime, ...]:
+    """Runtimes as stored (the form of packages); ``ValueError`` if not."""
+    return tuple(AllowedRuntime(p.name, p.version) for p in packages_from_json(data))
+
+
+def runtimes_text(runtimes: Sequence[AllowedRuntime]) -> str:
+    """``java 17.0.15, node 20.20.2`` (``none`` when empty)."""
+    return ", ".join(f"{r.name} {r.version}" for r in runtimes) or "none"
 
 
 def packages_text(packages: Sequence[AllowedPackage]) -> str:

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from tournaments.config import TournamentConfig
 from tournaments.evidence import MIN_DEALS, Margin
-from tournaments.packages import AllowedPackage
+from tournaments.packages import AllowedPackage, AllowedRuntime
 from tournaments.rating import TRUESKILL_PARAMS, RatingPoint, exposed_value
 from tournaments.schedule import ScheduledGame
 from tournaments.stats import FAULT_KINDS, GameFacts, TimeStats, shares
@@ -210,6 +210,8 @@ class Ranking:
     #: What the bots could import (None: not known, for a tournament stored before packages
     #: were kept).
     packages: tuple[AllowedPackage, ...] | None = None
+    #: The interpreters program bots could run (``--allow-runtime``), with versions.
+    runtimes: tuple[AllowedRuntime, ...] = ()
 
     @property
     def complete(self) -> bool:
@@ -249,6 +251,8 @@ class Ranking:
             data["retired"] = [row.to_json(times=times) for row in self.retired]
         if self.packages is not None:
             data["packages"] = [{"name": p.name, "version": p.version} for p in self.packages]
+        if self.runtimes:
+            data["runtimes"] = [{"name": r.name, "version": r.version} for r in self.runtimes]
         return data
 
 

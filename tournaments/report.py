@@ -114,10 +114,13 @@ def _summary(ranking: Ranking) -> str:
 
 def _packages(ranking: Ranking) -> list[str]:
     """The line saying what bots could import (none when not known)."""
-    if ranking.packages is None:
-        return []
-    return [_shown("bots could import: the standard library, engine"
-                   + "".join(f", {p.name} {p.version}" for p in ranking.packages))]
+    lines = [] if ranking.packages is None else [_shown(
+        "bots could import: the standard library, engine"
+        + "".join(f", {p.name} {p.version}" for p in ranking.packages))]
+    if ranking.runtimes:
+        lines.append(_shown("program bots could run: "
+                            + ", ".join(f"{r.name} {r.version}" for r in ranking.runtimes)))
+    return lines
 
 
 #: Bots of a league's Markdown head-to-head table: the top of its leaderboard (a league may

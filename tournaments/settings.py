@@ -110,7 +110,8 @@ class RunSettings:
         return TournamentConfig(bots=entries, players=self.players, cycles=self.cycles,
                                 seed=self.seed, schedule=self.schedule, games=self.games,
                                 variant=self.variant, move_time=self.options.move_time,
-                                packages=self.options.packages)
+                                packages=self.options.packages,
+                                runtimes=self.options.runtimes)
 
     def allowed_packages(self) -> tuple[AllowedPackage, ...]:
         """What bots may import in this run, as installed here (``PackageError`` if one is

@@ -29,15 +29,20 @@ class Jail:
     """The lock-down a runner applies to itself right before the bot's code runs: resource
     limits, its private uid, no capability left in any namespace, the seccomp filter."""
 
-    def __init__(self, config: dict[str, Any], program: bytes, *, mount: bool) -> None:
+    def __init__(self, config: dict[str, Any], program: bytes, *, mount: bool,
+                 runtime_program: bytes = b"") -> None:
         self.config = config
         self.program = program
+        #: The filter of a runtime bot's program (``--allow-runtime``): the allow-list and
+        #: what the allowed runtimes need besides (empty: none allowed).
+        self.runtime_program = runtime_program
         #: The runner has the privilege to mount the bot's folder (a sandbox's runner).
         self.mount = mount
 
-    def lock(self, address_base: int = 0) -> None:
+    def lock(self, address_base: int = 0, *, runtime: bool = False) -> None:
         """Lock down now; the address-space limit is ``address_base`` bytes (what the runner
-        mapped before the bot: interpreter, packages) more than the bot's memory."""
+        mapped before the bot: interpreter, packages) more than the bot's memory. ``runtime``:
+        this process is about to exec an allowed runtime (its filter, when there is one)."""
         limits = dict(self.config.get("limits", {}))
         if "RLIMIT_AS" in limits:
             limits["RLIMIT_AS"] += max(0, int(address_base))
@@ -45,8 +50,9 @@ class Jail:
         if self.mount:
             libc = kernel.libc()
             drop_capabilities(libc)
-            if self.program:
-                install_filter(libc, self.program)
+            program = self.runtime_program if runtime and self.runtime_program else self.program
+            if program:
+                install_filter(libc, program)
 
 
 def drop_capabilities(libc: Any) -> None:

@@ -51,9 +51,11 @@ class ProgramError(Exception):
     """``bot.json`` names no program this runner can start; the message says why."""
 
 
-def command(files: dict[str, bytes]) -> list[str]:
+def command(files: dict[str, bytes], runtimes: dict[str, str] | None = None) -> list[str]:
     """The command ``bot.json`` names: a list of strings whose first is a file of the bot's
-    folder (``./name``)."""
+    folder (``./name``); or, for a bot naming a runtime of ``runtimes`` (name -> its
+    executable's absolute path, those the organiser allows), the runtime's name, replaced by
+    its executable's path."""
     import json
 
     try:
@@ -64,9 +66,18 @@ def command(files: dict[str, bytes]) -> list[str]:
     if (not isinstance(argv, list) or not argv or len(argv) > 64
             or not all(isinstance(a, str) and "\0" not in a for a in argv)):
         raise ProgramError(f"{CONFIG} needs \"command\": a list of strings, the program first")
-    if config.get("runtime") is not None:
-        raise ProgramError(f"{CONFIG} names a runtime ({config['runtime']!r}): no runtime is "
-                           "allowed in this arena")
+    runtime = config.get("runtime")
+    if runtime is not None:
+        if not isinstance(runtime, str):
+            raise ProgramError(f"{CONFIG}'s \"runtime\" must be a name, like \"node\"")
+        if runtime not in (runtimes or {}):
+            raise ProgramError(f"{CONFIG} names the runtime {runtime!r}, which this arena does "
+                               f"not allow (an organiser allows it with --allow-runtime "
+                               f"{runtime})")
+        if argv[0] != runtime:
+            raise ProgramError(f"{CONFIG}'s command must start with its runtime, {runtime!r} "
+                               f"(not {argv[0]!r})")
+        return [(runtimes or {})[runtime], *argv[1:]]
     path = os.path.normpath(argv[0])
     if path.startswith(("/", "..")) or path not in files:
         raise ProgramError(f"{CONFIG}'s command {argv[0]!r} is not a file of the bot's folder")
@@ -76,10 +87,12 @@ def command(files: dict[str, bytes]) -> list[str]:
 def start(folder: str, argv: list[str], jail: sushi_jail.Jail | None) -> Program:
     """Fork the program's process: its stdin and stdout pipes to this process, its stderr the
     bot's log (fd 2), in ``folder``; the child locks itself down with ``jail`` (None: the
-    limits were applied at the runner's start) and execs ``folder/argv[0]``."""
+    limits were applied at the runner's start) and execs ``folder/argv[0]`` (a runtime's
+    executable when ``argv[0]`` is absolute: :func:`command`)."""
     to_child_r, to_child_w = os.pipe()
     from_child_r, from_child_w = os.pipe()
-    path = f"{folder}/{argv[0]}"
+    runtime = argv[0].startswith("/")  # an allowed runtime's executable, in the image
+    path = argv[0] if runtime else f"{folder}/{argv[0]}"
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child, replaced by the program
         try:
@@ -90,8 +103,8 @@ def start(folder: str, argv: list[str], jail: sushi_jail.Jail | None) -> Program
             import signal
 
             signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # as a program started by a shell
-            if jail is not None:
-                jail.lock(0)
+            if jail is not None:  # a runtime's program: its filter (docs/security.md)
+                jail.lock(0, runtime=runtime)
             sushi_jail.die_with_parent()
             # The loader finds $ORIGIN through /proc/self/exe, which the sandbox lacks.
             env = {**os.environ, "LD_ORIGIN_PATH": os.path.dirname(path)}

@@ -40,6 +40,8 @@ __all__ = ["FACTS", "BOT_DIR", "Runner", "configure", "describe", "main", "pick_
 #: What the arena tells the runner at its start (:func:`configure`): the longest name sent
 #: back as a pick, the traceback tail sent back, the size of the private /tmp.
 FACTS: dict[str, int] = {}
+#: The runtimes program bots may run here: name -> executable in the image (:func:`start`).
+RUNTIMES: dict[str, str] = {}
 BOT_DIR = "/arena/bot"
 
 
@@ -209,11 +211,13 @@ class Runner:
         # Imported only for such a bot (a Python bot's runner does not load it).
         relay = sushi_program if __package__ else __import__("sushi_program")
         try:
-            argv = relay.command(dict(files))
+            argv = relay.command(dict(files), RUNTIMES)
         except relay.ProgramError as err:
             self.send({"id": ident, "error": str(err), "where": "load", "tb": ""})
             return
-        sushi_jail.place(folder, files, mount=sandboxed, program=argv[0])
+        # A runtime's script stays in a noexec folder: only the image's interpreter runs.
+        script = argv[0].startswith("/")
+        sushi_jail.place(folder, files, mount=sandboxed, program=None if script else argv[0])
         self.program = relay.start(folder, argv, self.jail)
         if self.jail is not None:
             self.jail.lock(request.get("address_base", 0))
@@ -316,6 +320,7 @@ def start(argv: list[str]) -> dict[str, Any]:
     the library and the allowed packages put first on ``sys.path``."""
     config = read_config(argv[1])
     configure(config["facts"])
+    RUNTIMES.update(config.get("runtimes", {}))
     paths = [config["lib"], *config.get("packages", ())]
     sys.path[:] = paths + [p for p in sys.path if p not in paths]
     return config
@@ -350,7 +355,9 @@ def main() -> None:
     jail = None
     if config.get("sandboxed"):
         sushi_jail.mount_tmp(FACTS["tmp_bytes"])
-        jail = sushi_jail.Jail(config, sushi_jail.read_program(config.get("seccomp")), mount=True)
+        jail = sushi_jail.Jail(config, sushi_jail.read_program(config.get("seccomp")), mount=True,
+                               runtime_program=sushi_jail.read_program(
+                                   config.get("seccomp_runtime")))
     else:
         sushi_jail.confine(config)
     preload(config.get("preload", []))

@@ -60,7 +60,8 @@ def _become_runner(libc: ctypes.CDLL, fds: list[int]) -> None:
     os.closerange(5, 1 << 16)
 
 
-def _spawn(libc: ctypes.CDLL, spec: dict[str, Any], fds: list[int], program: bytes) -> None:
+def _spawn(libc: ctypes.CDLL, spec: dict[str, Any], fds: list[int],
+           programs: tuple[bytes, bytes]) -> None:
     """The zygote's child: new namespaces, then the runner; never returns."""
     try:
         kernel.check(libc.prctl(kernel.PR_SET_PDEATHSIG, 9, 0, 0, 0), "pdeathsig")
@@ -72,7 +73,7 @@ def _spawn(libc: ctypes.CDLL, spec: dict[str, Any], fds: list[int], program: byt
                 os.setsid()
                 _become_runner(libc, fds)
                 jail = sushi_jail.Jail({"limits": spec["limits"], "uid": spec["uid"]},
-                                         program, mount=True)
+                                         programs[0], mount=True, runtime_program=programs[1])
                 runner = sushi_runner.Runner(3, 4, jail)
                 runner.hello()
                 runner.serve()
@@ -104,7 +105,8 @@ def zygote_main(config: dict[str, Any]) -> None:
     import socket
 
     libc = kernel.libc()
-    program = sushi_jail.read_program(config.get("seccomp"))
+    programs = (sushi_jail.read_program(config.get("seccomp")),
+                sushi_jail.read_program(config.get("seccomp_runtime")))
     control = socket.socket(fileno=config["control"])
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
@@ -152,7 +154,7 @@ def zygote_main(config: dict[str, Any]) -> None:
             control.close()
             os.close(wake_r)
             os.close(wake_w)
-            _spawn(libc, request, fds, program)
+            _spawn(libc, request, fds, programs)
         for fd in fds:
             os.close(fd)
         children[pid] = request["id"]

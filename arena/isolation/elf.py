@@ -13,7 +13,7 @@ import logging
 import os
 import shutil
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 __all__ = ["dynamic", "is_elf", "shared_libraries"]
 
@@ -93,9 +93,10 @@ def _ld_cache() -> dict[str, str]:
 _DEFAULT_LIB_DIRS = ("/lib64", "/usr/lib64", "/lib", "/usr/lib")
 
 
-def shared_libraries(paths: Sequence[str]) -> list[str]:
+def shared_libraries(paths: Sequence[str], provided: Collection[str] = ()) -> list[str]:
     """Every shared library the ELF files ``paths`` load (the loader included), by the paths
-    the loader finds them at, read from the files themselves."""
+    the loader finds them at, read from the files themselves. ``provided``: names loaded
+    already when these files are (a JVM's ``libjvm.so``), not looked for."""
     found: set[str] = set()
     queue = list(paths)
     seen: set[str] = set()
@@ -111,6 +112,8 @@ def shared_libraries(paths: Sequence[str]) -> list[str]:
         if interp:
             found.add(interp)
         for name in needed:
+            if name in provided:
+                continue
             target = next((os.path.join(d, name) for d in search
                            if os.path.exists(os.path.join(d, name))), None)
             target = target or _ld_cache().get(name)

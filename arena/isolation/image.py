@@ -36,6 +36,7 @@ from arena.isolation.packages import (
     PackageError,
     resolve_packages,
 )
+from arena.isolation.runtimes import Runtime, resolve_runtimes
 
 __all__ = ["DEFAULT_PACKAGES", "IMAGE_PACKAGES", "ImageSpec", "Package", "PackageError",
            "image_spec", "missing_libraries", "resolve_packages"]
@@ -68,6 +69,8 @@ class ImageSpec:
     links: dict[str, str] = field(default_factory=dict)     #: path in the image -> link target
     dirs: set[str] = field(default_factory=set)
     packages: tuple[Package, ...] = ()
+    #: The interpreters program bots may run (``--allow-runtime``), with their files.
+    runtimes: tuple[Runtime, ...] = ()
     size: int = 0
 
     def add_file(self, source: str, dest: str | None = None) -> None:
@@ -162,10 +165,12 @@ class ImageSpec:
 
 
 @functools.lru_cache(maxsize=8)
-def image_spec(packages: tuple[str, ...], lib: str, lib_in_box: str) -> ImageSpec:
-    """The image for bots allowed ``packages``, with the arena's library folder ``lib``
-    (appearing at ``lib_in_box``). Raises :class:`PackageError`."""
-    spec = ImageSpec(packages=resolve_packages(packages))
+def image_spec(packages: tuple[str, ...], lib: str, lib_in_box: str,
+               runtimes: tuple[str, ...] = ()) -> ImageSpec:
+    """The image for bots allowed ``packages`` and ``runtimes``, with the arena's library
+    folder ``lib`` (appearing at ``lib_in_box``). Raises :class:`PackageError` (or
+    :class:`arena.isolation.runtimes.RuntimeUnavailable`)."""
+    spec = ImageSpec(packages=resolve_packages(packages), runtimes=resolve_runtimes(runtimes))
     executable = os.path.realpath(sys.executable)
     for name in _TOP_LINKS:
         path = f"/{name}"
@@ -193,9 +198,17 @@ def image_spec(packages: tuple[str, ...], lib: str, lib_in_box: str) -> ImageSpe
                 spec.add_file(source, f"{IMAGE_PACKAGES}/{top}")
     spec.add_tree(lib, lib_in_box)
     elves = [s for s in spec.files.values() if _SO.search(s) or s == executable]
+    provided = set()
+    for runtime in spec.runtimes:  # read-only like the rest; their libraries follow
+        for path in (runtime.executable, *runtime.files):
+            spec.add_file(path)
+            elves.append(os.path.realpath(path))
+            provided.add(os.path.basename(path))  # loaded by its runtime (libjvm.so)
+        for tree in runtime.trees:
+            spec.add_tree(tree, tree)
     elves = [s for s in elves if is_elf(s)]
     sites = tuple(p.site + "/" for p in spec.packages)
-    for library in shared_libraries(elves):
+    for library in shared_libraries(elves, provided):
         if not library.startswith(sites):  # a package's own libraries are in the image already
             spec.add_file(library)
     if os.path.isfile("/etc/ld.so.cache"):

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import engine
 from arena.isolation.image import IMAGE_PACKAGES, ImageSpec, Package, image_spec, resolve_packages
+from arena.isolation.runtimes import resolve_runtimes
 
 __all__ = ["ENGINE_DIR", "IN_BOX", "LIB_IN_BOX", "RUNNER", "RUNNER_FACTS", "Library",
            "boot_command", "prepare_lib", "script_command", "start_command"]
@@ -90,8 +91,9 @@ class Library:
     listing written beside it, and the packages bots may import."""
 
     def __init__(self, packages: tuple[str, ...], *, sandboxed: bool, host_view: bool,
-                 devices: tuple[str, ...]) -> None:
+                 devices: tuple[str, ...], runtimes: tuple[str, ...] = ()) -> None:
         self.packages = packages
+        self.runtimes = runtimes
         self.sandboxed = sandboxed
         #: The sandbox reads the host's files (only the tests that show the image's worth).
         self.host_view = host_view
@@ -107,7 +109,8 @@ class Library:
             else:
                 lib = prepare_lib()
                 try:
-                    self._image = image_spec(self.packages, str(lib), LIB_IN_BOX)
+                    self._image = image_spec(self.packages, str(lib), LIB_IN_BOX,
+                                             self.runtimes)
                     (lib / "manifest").write_bytes(self._image.manifest(self.devices))
                     (lib / "manifest").chmod(0o644)
                 except BaseException:
@@ -124,6 +127,10 @@ class Library:
     def allowed(self) -> tuple[Package, ...]:
         """The packages bots may import (with what they require), with their versions."""
         return resolve_packages(self.packages)
+
+    def runtime_paths(self) -> dict[str, str]:
+        """The allowed runtimes' executables, by name (the same paths in the image)."""
+        return {r.name: r.executable for r in resolve_runtimes(self.runtimes)}
 
     def package_paths(self) -> list[str]:
         """Where the runner finds the allowed packages."""

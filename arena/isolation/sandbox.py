@@ -121,9 +121,10 @@ class Sandbox:
 
     def __init__(self, mode: SandboxMode, *, memory_mb: int = 1024, cpu_limit: int = 600,
                  bwrap: str | None = None, packages: tuple[str, ...] = DEFAULT_PACKAGES,
-                 view: FileView = FileView.IMAGE) -> None:
+                 runtimes: tuple[str, ...] = (), view: FileView = FileView.IMAGE) -> None:
         self.settings = SandboxSettings(mode, memory_mb=memory_mb, cpu_limit=cpu_limit,
-                                        bwrap=bwrap, packages=packages, view=view)
+                                        bwrap=bwrap, packages=packages, runtimes=runtimes,
+                                        view=view)
         self.host = probe(self.settings)
         #: The bubblewrap binary this sandbox runs.
         self.bwrap = self.host.bwrap
@@ -133,7 +134,7 @@ class Sandbox:
         self.python = self.host.python
         self.seccomp_on = self.host.seccomp_on
         #: The arena's code and the image's listing, for this sandbox's packages and view.
-        self.library = Library(packages, sandboxed=self.sandboxed,
+        self.library = Library(packages, runtimes=runtimes, sandboxed=self.sandboxed,
                                host_view=view == FileView.HOST, devices=DEVICES)
 
     def limits(self) -> dict[str, int]:
@@ -164,7 +165,8 @@ class Sandbox:
         """
         config: dict[str, object] = {"req": req, "rep": rep, "limits": self.limits(),
                                      "facts": RUNNER_FACTS,
-                                     "packages": self.library.package_paths()}
+                                     "packages": self.library.package_paths(),
+                                     "runtimes": self.library.runtime_paths()}
         executable, _ = python_paths()
         if not self.sandboxed:
             scratch = make_scratch()
@@ -176,10 +178,7 @@ class Sandbox:
             launch.uid, launch.cgroup, _limits = self.spawn_spec()
             config.update(uid=launch.uid.uid if launch.uid else None, lib=LIB_IN_BOX,
                           sandboxed=True, seccomp=None, preload=self.library.preload())
-            if self.seccomp_on:
-                fd = seccomp.filter_pipe()
-                launch.fds.append(fd)
-                config["seccomp"] = fd
+            self._filters(launch, config)
             argv = self._start(start_command(executable, "sushi_runner", config))
             launch.argv = launch.cgroup.wrap(argv) if launch.cgroup is not None else argv
         except BaseException:
@@ -197,13 +196,26 @@ class Sandbox:
         config: dict[str, object] = {"control": control, "lib": LIB_IN_BOX, "seccomp": None,
                                      "facts": RUNNER_FACTS,
                                      "packages": self.library.package_paths(),
+                                     "runtimes": self.library.runtime_paths(),
                                      "preload": self.library.preload()}
-        if self.seccomp_on:
-            fd = seccomp.filter_pipe()
-            launch.fds.append(fd)
-            config["seccomp"] = fd
+        self._filters(launch, config)
         launch.argv = self._start(start_command(executable, "sushi_zygote", config))
         return launch
+
+    def _filters(self, launch: Launch, config: dict[str, object]) -> None:
+        """The seccomp programs on fds of ``launch``: ``config["seccomp"]`` every process
+        installs, and with runtimes allowed ``config["seccomp_runtime"]``, the one a runtime
+        bot's program installs (the allow-list and what its runtime needs besides)."""
+        if not self.seccomp_on:
+            return
+        fd = seccomp.filter_pipe()
+        launch.fds.append(fd)
+        config["seccomp"] = fd
+        extra = seccomp.runtime_calls(self.settings.runtimes)
+        if self.settings.runtimes:
+            fd = seccomp.filter_pipe(extra)
+            launch.fds.append(fd)
+            config["seccomp_runtime"] = fd
 
     def _start(self, command: list[str]) -> list[str]:
         """bwrap starting ``command`` (a runner or the zygote) in a new sandbox."""

@@ -83,7 +83,8 @@ import sys
 import termios
 import threading
 
-__all__ = ["ALLOWED", "SeccompUnavailable", "describe", "filter_pipe", "filter_program"]
+__all__ = ["ALLOWED", "RUNTIME_CALLS", "SeccompUnavailable", "describe", "filter_pipe",
+           "filter_program", "runtime_calls"]
 
 #: System calls allowed whatever their arguments. Names the kernel or libseccomp does not
 #: know on this architecture (``open`` on arm64, say) are skipped.
@@ -118,6 +119,15 @@ ALLOWED: tuple[str, ...] = (
     "epoll_create", "epoll_create1", "epoll_ctl", "epoll_wait", "epoll_pwait", "epoll_pwait2",
     "eventfd2",
 )
+
+#: What an interpreter allowed with ``--allow-runtime`` needs besides :data:`ALLOWED` (found by
+#: running it under the filter; each justified in docs/security.md, "Runtimes"). Only the
+#: process of a bot naming that runtime gets them: its relay installs the filter with them in
+#: the child right before ``execve``; every other process keeps :data:`ALLOWED` alone.
+RUNTIME_CALLS: dict[str, tuple[str, ...]] = {
+    "node": ("pipe2",),
+    "java": (),
+}
 
 # Linux's clone flags (include/uapi/linux/sched.h), the same on every architecture.
 _CLONE_THREAD = 0x00010000
@@ -271,7 +281,7 @@ class _Built:
 
 
 _lock = threading.Lock()
-_built: _Built | None = None
+_built: dict[tuple[str, ...], _Built] = {}
 _problem: str | None = None
 
 
@@ -280,7 +290,7 @@ def _check(result: int, what: str) -> None:
         raise SeccompUnavailable(f"libseccomp: {what} failed: {os.strerror(-result)}")
 
 
-def _build() -> _Built:
+def _build(extra: tuple[str, ...] = ()) -> _Built:
     lib = _Lib()
     arch = int(lib.arch_native())
     if arch not in _ARCHES:
@@ -293,7 +303,7 @@ def _build() -> _Built:
             _check(lib.attr_set(ctx, _FLTATR_ACT_BADARCH, _ACT_KILL_THREAD), "bad-arch action")
         lib.attr_set(ctx, _FLTATR_CTL_OPTIMIZE, 2)  # a binary tree; not essential
         unconditional = 0
-        for name in ALLOWED:
+        for name in (*ALLOWED, *extra):
             nr = lib.number(name)
             if nr is not None:
                 _check(lib.rule_add(ctx, _ACT_ALLOW, nr, 0, None), f"allowing {name}")
@@ -331,35 +341,40 @@ def _export(lib: _Lib, ctx: int) -> bytes:
         os.close(fd)
 
 
-def _get() -> _Built:
-    global _built, _problem
+def _get(extra: tuple[str, ...] = ()) -> _Built:
+    global _problem
     with _lock:
-        if _built is None and _problem is None:
+        if extra not in _built and _problem is None:
             try:
-                _built = _build()
+                _built[extra] = _build(extra)
             except SeccompUnavailable as err:
                 _problem = str(err)
-        if _built is None:
+        if extra not in _built:
             raise SeccompUnavailable(_problem)
-        return _built
+        return _built[extra]
 
 
-def filter_program() -> bytes:
-    """The BPF program (``struct sock_filter`` array) for the native architecture.
+def runtime_calls(runtimes: tuple[str, ...]) -> tuple[str, ...]:
+    """The system calls the program of a bot running one of ``runtimes`` may make besides
+    :data:`ALLOWED` (:data:`RUNTIME_CALLS`), sorted."""
+    return tuple(sorted({c for r in runtimes for c in RUNTIME_CALLS.get(r, ())}))
+
+
+def filter_program(extra: tuple[str, ...] = ()) -> bytes:
+    """The BPF program (``struct sock_filter`` array) for the native architecture: the
+    allow-list, and ``extra`` system calls besides (:func:`runtime_calls`: a runtime's).
 
     Built on first use and cached for the life of the process. Raises
     :class:`SeccompUnavailable` when it cannot be built here.
     """
-    return _get().program
+    return _get(extra).program
 
 
-def filter_pipe() -> int:
-    """A fresh, non-inheritable pipe read end holding :func:`filter_program`, then EOF.
-
-    For ``bwrap --seccomp FD``: pass it with ``pass_fds`` and close it once the child is
-    started.
+def filter_pipe(extra: tuple[str, ...] = ()) -> int:
+    """A fresh, non-inheritable pipe read end holding :func:`filter_program` (of ``extra``),
+    then EOF: the runner reads it (``config["seccomp"]``) and closes it.
     """
-    program = filter_program()
+    program = filter_program(extra)
     read, write = os.pipe()
     try:
         if len(program) > 65536:  # more than a pipe holds by default (never, so far)

@@ -26,6 +26,8 @@ class SandboxSettings:
     bwrap: str | None = None
     #: Installed packages bots may import (with what they require).
     packages: tuple[str, ...] = DEFAULT_PACKAGES
+    #: Interpreters program bots may run (``--allow-runtime``).
+    runtimes: tuple[str, ...] = ()
     view: FileView = FileView.IMAGE
 
     def __post_init__(self) -> None:

@@ -283,12 +283,17 @@ def test_a_c_bot_plays_without_fault(pool: BotPool, programs: dict[str, Path]) -
     assert first["picks"][0][0] == [first["hands"][0][0]]  # it played its first card
 
 
-@pytest.mark.parametrize(("bot", "kind", "detail"), [
+#: The protocol breaks every language's programs commit (garbage on stdout, no answer, a line
+#: too long, an exit mid-game): the bot, its fault kind, and words of the fault's detail.
+PROTOCOL_BREAKS = [
     ("garbage", "protocol", "hello there"),
     ("silent", "timeout", "no reply in"),
     ("longline", "protocol", "longer than"),
     ("quitter", "crash", "exited with code 3"),
-])
+]
+
+
+@pytest.mark.parametrize(("bot", "kind", "detail"), PROTOCOL_BREAKS)
 def test_protocol_breaks_are_faults(pool: BotPool, programs: dict[str, Path], bot: str,
                                     kind: str, detail: str) -> None:
     result = play(pool, programs[bot])
@@ -408,7 +413,8 @@ def test_a_program_needing_a_library_the_sandbox_lacks_is_refused(tmp_path: Path
     ('{"command": "./x"}', 'bot.json needs "command": a list of strings'),
     ('{"command": ["/bin/sh"]}', "is not a file of the bot's folder"),
     ('{"command": ["./bot.json"]}', "is not a 64-bit ELF program"),
-    ('{"command": ["node", "bot.js"], "runtime": "node"}', "no runtime is allowed"),
+    ('{"command": ["node", "bot.js"], "runtime": "node"}',
+     "which this arena does not allow (an organiser allows it with --allow-runtime node)"),
 ])
 def test_a_bad_bot_json_is_refused_in_one_line(tmp_path: Path, config: str, said: str) -> None:
     from arena import BotLoadError, resolve_bots

@@ -65,6 +65,8 @@ class Game:
     grace: float = 0.7
     memory_mb: int = 1024
     startup_time: float = 10.0
+    #: Runtimes program bots may run (``--allow-runtime``).
+    runtimes: tuple[str, ...] = ()
 
 
 @dataclass
@@ -398,7 +400,7 @@ def run_games(games: Sequence[Game], *, markers: Sequence[str] = (),
             staged, bin_dir = _stage(stage, [b for g in games for _, b in g.seats], uid, gid)
             job = {"games": [{"label": g.label, "seed": g.seed, "move_time": g.move_time,
                               "grace": g.grace, "memory_mb": g.memory_mb,
-                              "startup_time": g.startup_time,
+                              "startup_time": g.startup_time, "runtimes": list(g.runtimes),
                               "seats": [[name, str(staged[path])] for name, path in g.seats]}
                              for g in games],
                    "markers": list(markers), "logs": list(logs)}

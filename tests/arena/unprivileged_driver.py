@@ -7,7 +7,7 @@ world-readable copy of the project (``lib/`` beside this file holds ``engine``, 
 
     {"games": [{"label": "sleeper", "seats": [["hostile", "/abs/sleeper.py"], ...],
                 "seed": 1, "move_time": 0.3, "grace": 0.7, "memory_mb": 1024,
-                "startup_time": 10.0}, ...],
+                "startup_time": 10.0, "runtimes": ["node"]}, ...],
      "markers": ["daemon-..."],        # strings no process's command line may keep
      "logs": ["writes_home"]}          # bot names whose logs are returned
 
@@ -168,16 +168,18 @@ def play_all(job: dict[str, Any], uid: int, result: dict[str, Any]) -> None:
     keyed: list[tuple[tuple[Any, ...], list[dict[str, Any]]]] = []
     for game in games:  # consecutive games with the same options share one pool
         key = (game.get("move_time", 0.3), game.get("grace", 0.7),
-               game.get("memory_mb", 1024), game.get("startup_time", 10.0))
+               game.get("memory_mb", 1024), game.get("startup_time", 10.0),
+               tuple(game.get("runtimes", ())))
         if keyed and keyed[-1][0] == key:
             keyed[-1][1].append(game)
         else:
             keyed.append((key, [game]))
     result["games"] = []
     result["pools"] = []
-    for (move_time, grace, memory_mb, startup_time), batch in keyed:
+    for (move_time, grace, memory_mb, startup_time, runtimes), batch in keyed:
         options = ArenaOptions(move_time=move_time, grace=grace, memory_mb=memory_mb,
-                               startup_time=startup_time, sandbox="bwrap", log_dir=logs)
+                               startup_time=startup_time, sandbox="bwrap", log_dir=logs,
+                               runtimes=runtimes)
         with BotPool(options) as pool:
             if "arena_view" not in result:
                 result["arena_view"] = arena_view(pool)

@@ -22,7 +22,12 @@ from typing import ClassVar, Self, TextIO
 from arena import SeatTiming, safe_text
 from engine import GameRecord, RecordFault
 from tournaments.executors.executor import GameOutcome
-from tournaments.packages import AllowedPackage, packages_from_json
+from tournaments.packages import (
+    AllowedPackage,
+    AllowedRuntime,
+    packages_from_json,
+    runtimes_from_json,
+)
 from tournaments.stored import StoredGame, StoreError
 
 __all__ = ["GAMES_COLUMNS", "GAMES_TABLE", "GameDatabase", "StoreError", "StoredGame",
@@ -90,7 +95,7 @@ def _command() -> str:
 
 
 #: Meta keys the stores keep themselves (never set through :meth:`GameDatabase.set_meta_value`).
-_OWN_META = frozenset({"format", "config", "created_at", "packages"})
+_OWN_META = frozenset({"format", "config", "created_at", "packages", "runtimes"})
 
 
 class GameDatabase:
@@ -181,6 +186,21 @@ class GameDatabase:
     def set_packages(self, packages: Sequence[AllowedPackage]) -> None:
         """Record what the bots may import in the run starting now."""
         self._set_meta("packages", packages_json(packages))
+
+    def runtimes(self) -> tuple[AllowedRuntime, ...]:
+        """The runtimes program bots could run, with versions (none: not kept, or none
+        allowed)."""
+        text = self._meta().get("runtimes")
+        try:
+            return () if text is None else runtimes_from_json(json.loads(text))
+        except ValueError as err:
+            raise StoreError(f"{self.path} is damaged (bad runtimes: {err})") from None
+
+    def set_runtimes(self, runtimes: Sequence[AllowedRuntime]) -> None:
+        """Record the runtimes program bots may run in the run starting now (kept only when
+        some are allowed)."""
+        if runtimes or self._meta().get("runtimes") is not None:
+            self._set_meta("runtimes", packages_json(runtimes))
 
     # ------------------------------------------------------------------ the games
     def add_game(self, index: int, seed: int, seats: Sequence[int], outcome: GameOutcome
@@ -291,7 +311,7 @@ def _stored_game(idx: int, seed: int, seats: str, scores: str, places: str, faul
                       tuple(_seat_timing(t) for t in json.loads(times)))
 
 
-def packages_json(packages: Sequence[AllowedPackage]) -> str:
+def packages_json(packages: Sequence[AllowedPackage | AllowedRuntime]) -> str:
     """Packages as the meta table keeps them."""
     return json.dumps([p.to_json() for p in packages], separators=(",", ":"))
 

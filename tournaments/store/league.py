@@ -214,5 +214,7 @@ class LeagueStore(GameDatabase):
         league = LeagueSummary(len(entries), sum(e.active for e in entries),
                                self.batches.count(), planned - tally.games)
         info = [EntryInfo(e.version, e.author, e.status) for e in entries]
-        return rank_tally([e.label for e in entries], tally, summary=summary, planned=planned,
-                          since=since, entries=info, league=league, packages=self.packages())
+        ranking = rank_tally([e.label for e in entries], tally, summary=summary,
+                             planned=planned, since=since, entries=info, league=league,
+                             packages=self.packages())
+        return replace(ranking, runtimes=self.runtimes())

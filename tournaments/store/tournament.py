@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from tournaments.config import FileList, TournamentConfig, cycles_change, identity_mismatch
@@ -171,8 +172,9 @@ class TournamentStore(GameDatabase):
     def ranking(self, *, history: bool = False, since: int = -1) -> Ranking:
         """The ranking of the games stored (complete or not); with ``history``, each bot's
         rating after each of its games (past index ``since``) too."""
-        return build_ranking(self.config(), self.games(), history=history, since=since,
-                             packages=self.packages())
+        ranking = build_ranking(self.config(), self.games(), history=history, since=since,
+                                packages=self.packages())
+        return replace(ranking, runtimes=self.runtimes())
 
     def names(self) -> list[str]:
         """The bots' names, by bot index."""
