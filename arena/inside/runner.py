@@ -352,6 +352,8 @@ def main() -> None:
         sushi_jail.mount_tmp(FACTS["tmp_bytes"])
         jail = sushi_jail.Jail(config, sushi_jail.read_program(config.get("seccomp")), mount=True)
     else:
+        if config.get("lifeline") is not None:  # no PR_SET_PDEATHSIG here (macOS)
+            sushi_jail.watch_parent(config["lifeline"])
         sushi_jail.confine(config)
     preload(config.get("preload", []))
     runner = Runner(config["req"], config["rep"], jail)
