@@ -160,3 +160,39 @@ def test_no_process_outlives_a_killed_arena(home: Path, mac: dict[str, str]) -> 
     finally:
         arena_proc.kill()
         arena_proc.wait()
+
+
+def test_a_bot_that_exits_is_told_as_on_linux(home: Path, mac: dict[str, str]) -> None:
+    """Its exit learned without pidfd or waitid: the same game, the same words."""
+    (home / "quitter.py").write_text("import os\n\ndef pick(obs):\n    os._exit(3)\n")
+    args = ["play", "quitter.py", "greedy", "--sandbox", "none", "--seed", "1"]
+    on_mac, on_linux = arena(home, *args, env=mac), arena(home, *args)
+    assert on_mac.returncode == on_linux.returncode == 0, on_mac.stderr[-2000:]
+    assert "crash: exited with code 3 (random card played)" in on_mac.stdout
+    assert on_mac.stdout == on_linux.stdout
+
+
+def test_the_watcher_without_epoll(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hub's watcher on the platform's selector: a readable pipe, a writable one."""
+    import select
+
+    from arena.runtime.watch import Role, Watcher
+
+    monkeypatch.delattr(select, "epoll")
+    watcher: Watcher[str] = Watcher()
+    read_end, write_end = os.pipe()
+    try:
+        watcher.watch(read_end, "reader", Role.CHANNEL)
+        assert watcher.poll(0.01) == []
+        watcher.watch(write_end, "writer", Role.WRITABLE)
+        assert watcher.poll(0.01) == [("writer", Role.WRITABLE)]
+        watcher.unwatch(write_end)
+        os.write(write_end, b"x")
+        assert watcher.poll(1.0) == [("reader", Role.CHANNEL)]
+        watcher.unwatch(read_end)
+        watcher.unwatch(read_end)  # nothing: not watched
+        assert watcher.poll(0.01) == []
+    finally:
+        watcher.close()
+        os.close(read_end)
+        os.close(write_end)
