@@ -150,7 +150,9 @@ def _run(prepared: PreparedCompare, *, quiet: bool, names: tuple[str, str]) -> C
     try:
         return prepared.run(on_deal)
     except SandboxUnavailable as err:
-        fail(f"{safe_text(str(err))} (use --sandbox none to run trusted bots unsandboxed)")
+        hint = "" if "--sandbox none" in str(err) else \
+            " (use --sandbox none to run trusted bots unsandboxed)"
+        fail(f"{safe_text(str(err))}{hint}")
     except (CompareError, RunError) as err:  # a message may quote a bot's exception
         fail(safe_text(str(err)), 1)
     except KeyboardInterrupt:

@@ -138,7 +138,9 @@ def check_runnable(options: ArenaOptions) -> None:
     try:
         check_sandbox(options)
     except SandboxUnavailable as err:
-        raise RequestError(f"{err} (use --sandbox none to run bots unsandboxed)") from None
+        hint = ("" if "--sandbox none" in str(err)
+                else " (use --sandbox none to run bots unsandboxed)")
+        raise RequestError(f"{err}{hint}") from None
 
 
 def api_options(options: ArenaOptions | None = None, *, move_time: float | None = None,

@@ -19,7 +19,7 @@ else:  # in the sandbox: the library's copy, next to this file
     import sushi_kernel as kernel
 
 __all__ = ["Jail", "confine", "die_with_parent", "drop_capabilities", "install_filter",
-           "mount_tmp", "place", "read_program"]
+           "mount_tmp", "place", "read_program", "watch_parent"]
 
 #: The bot's folder: no devices, no set-uid, nothing executed from it, no atimes.
 _BOT_FOLDER = kernel.MS_PLAIN | kernel.MS_NOEXEC
@@ -85,8 +85,39 @@ def install_filter(libc: Any, program: bytes) -> None:
 
 def die_with_parent() -> None:
     """SIGKILL this process when its parent ends (set after any change of uid, which clears
-    it): a bot's program never outlives its runner."""
+    it): a bot's program never outlives its runner. Where there is no PR_SET_PDEATHSIG (macOS,
+    ``--sandbox none`` only) nothing: the runner's watchdog (:func:`watch_parent`) kills the
+    whole process group, the program with it."""
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return
     kernel.check(kernel.libc().prctl(kernel.PR_SET_PDEATHSIG, 9, 0, 0, 0), "pdeathsig")
+
+
+def watch_parent(lifeline: int) -> None:
+    """Where there is no PR_SET_PDEATHSIG (macOS, ``--sandbox none``): fork a watchdog that
+    waits for the end of pipe ``lifeline``, whose other end only the arena holds (until it
+    has collected this runner), then SIGKILLs this process group: the runner (frozen or not),
+    its bot and whatever it started. Plain POSIX: a pipe's end and a process group."""
+    import signal
+
+    if os.fork() != 0:
+        os.close(lifeline)
+        return
+    try:  # the watchdog: it holds no other descriptor, so no pipe of the runner stays open
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        if null > 2:
+            os.close(null)
+        os.closerange(3, lifeline)
+        os.closerange(lifeline + 1, 1 << 16)
+        while os.read(lifeline, 1):
+            pass
+        os.killpg(0, signal.SIGKILL)
+    finally:
+        os._exit(0)
 
 
 def read_program(fd: int | None) -> bytes:
@@ -102,10 +133,26 @@ def read_program(fd: int | None) -> bytes:
 
 def confine(config: dict[str, Any]) -> None:
     """Apply resource limits, then drop to the unprivileged uid if one is given."""
-    import resource
+    import sys
 
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - no resource limits on this platform
+        resource = None  # type: ignore[assignment]
+    strict = sys.platform.startswith("linux")
     for name, value in config.get("limits", {}).items():
-        resource.setrlimit(getattr(resource, name), (value, value))
+        if strict:
+            resource.setrlimit(getattr(resource, name), (value, value))
+            continue
+        # Elsewhere (macOS, ``--sandbox none`` only) each limit only where the platform has it
+        # and takes it (macOS refuses some values); not RLIMIT_NPROC,
+        # which counts every process of the user there and cannot be sized without /proc.
+        if name == "RLIMIT_NPROC":
+            continue
+        try:  # noqa: SIM105 - no contextlib (boot time)
+            resource.setrlimit(getattr(resource, name), (value, value))
+        except (AttributeError, ValueError, OSError):
+            pass
     # A woken bot does not preempt the arena while it sends the other seats' requests.
     try:  # noqa: SIM105 - no contextlib (boot time)
         os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))

@@ -359,6 +359,8 @@ def main() -> None:
                                runtime_program=sushi_jail.read_program(
                                    config.get("seccomp_runtime")))
     else:
+        if config.get("lifeline") is not None:  # no PR_SET_PDEATHSIG here (macOS)
+            sushi_jail.watch_parent(config["lifeline"])
         sushi_jail.confine(config)
     preload(config.get("preload", []))
     runner = Runner(config["req"], config["rep"], jail)

@@ -91,11 +91,21 @@ def base_args(bwrap: str) -> list[str]:
     return args + binds(roots)
 
 
+def no_sandbox_here() -> str:
+    """The one line that says a platform without Linux namespaces and seccomp (macOS) has no
+    sandbox, and what to type instead."""
+    name = {"darwin": "macOS", "win32": "Windows"}.get(sys.platform, sys.platform)
+    return (f"no sandbox here ({name}: no Linux namespaces or seccomp for bubblewrap); to play "
+            "your own bots as plain processes, add --sandbox none (never with others' bots)")
+
+
 def probe_bwrap() -> None:
     """Check once per process that bubblewrap can build the sandbox here.
 
     Raises :class:`SandboxUnavailable` with a one-line explanation.
     """
+    if not sys.platform.startswith("linux"):
+        raise SandboxUnavailable(no_sandbox_here())
     if "bwrap" not in _probe_cache:
         _probe_cache["bwrap"] = _probe()
     problem = _probe_cache["bwrap"]

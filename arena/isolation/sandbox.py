@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -92,6 +93,9 @@ class Launch:
     #: The uid the bot runs under, when the arena gives it one of its own.
     uid: UidLease | None = None
     cgroup: BotCgroup | None = None
+    #: The arena's end of the runner's lifeline (``none`` mode where there is no
+    #: PR_SET_PDEATHSIG: macOS), closed once the process is reaped; -1: none.
+    lifeline: int = -1
 
     def started(self) -> None:
         """Close the parent's copies of the fds handed to the child."""
@@ -103,6 +107,10 @@ class Launch:
     def cleanup(self) -> None:
         """After the process is reaped: free its cgroup, uid and scratch folder."""
         self.started()
+        if self.lifeline >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self.lifeline)
+            self.lifeline = -1
         if self.cgroup is not None:
             self.cgroup.remove()
             self.cgroup = None
@@ -171,8 +179,15 @@ class Sandbox:
         if not self.sandboxed:
             scratch = make_scratch()
             config.update(uid=None, lib=str(ENGINE_DIR.parent))
-            argv = script_command(executable, config)
-            return Launch(argv, clean_env(scratch), cwd=scratch, scratch=scratch)
+            launch = Launch([], clean_env(scratch), cwd=scratch, scratch=scratch)
+            if not sys.platform.startswith("linux"):
+                # No PR_SET_PDEATHSIG: the runner's watchdog sees this pipe's end when the
+                # arena dies (even by SIGKILL) and kills the runner's process group.
+                read_end, launch.lifeline = os.pipe()
+                launch.fds.append(read_end)
+                config["lifeline"] = read_end
+            launch.argv = script_command(executable, config)
+            return launch
         launch = Launch([], clean_env("/tmp"))
         try:
             launch.uid, launch.cgroup, _limits = self.spawn_spec()

@@ -297,6 +297,8 @@ class SpawnedRunner(Runner):
     def exit_status(self) -> int | None:
         if self.returncode is not None:
             return self.returncode
+        if not hasattr(os, "waitid"):  # macOS: no waitid; collected now, its status kept
+            return self._reap()
         try:
             info = os.waitid(os.P_PID, self.popen.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
         except ChildProcessError:
@@ -313,14 +315,19 @@ class SpawnedRunner(Runner):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.group, signal.SIGKILL)
 
+    def _reap(self) -> int | None:
+        """Its exit status, collecting it if it has exited (None while it runs)."""
+        try:
+            pid, status = os.waitpid(self.popen.pid, os.WNOHANG)
+        except ChildProcessError:
+            pid, status = self.popen.pid, 0
+        if pid == 0:
+            return None
+        self.returncode = self.popen.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
     def collect(self) -> bool:
-        if self.returncode is None:
-            try:
-                pid, status = os.waitpid(self.popen.pid, os.WNOHANG)
-            except ChildProcessError:
-                pid, status = self.popen.pid, 0
-            if pid == 0:
-                return False
-            self.returncode = self.popen.returncode = os.waitstatus_to_exitcode(status)
+        if self.returncode is None and self._reap() is None:
+            return False
         self.free()
         return True

@@ -144,6 +144,25 @@ def _start_ms(pool: BotPool, spec: BotSpec, repeats: int) -> dict[str, float]:
     return {"boot": boot * 1e3, "load": load * 1e3}
 
 
+class _Selector:
+    """``selectors.DefaultSelector`` with epoll's ``register``/``poll``/``close``, for reads."""
+
+    def __init__(self) -> None:
+        import selectors
+
+        self._events = selectors.EVENT_READ
+        self._selector = selectors.DefaultSelector()
+
+    def register(self, fd: int, _events: int) -> None:
+        self._selector.register(fd, self._events)
+
+    def poll(self) -> list[tuple[int, int]]:
+        return [(key.fd, mask) for key, mask in self._selector.select()]
+
+    def close(self) -> None:
+        self._selector.close()
+
+
 def fanout_round_trip_us(*, children: int = 4, trips: int = 1000, repeats: int = 5) -> float:
     """Microseconds for one JSON message to and back from each of ``children`` plain child
     processes at once (all written, then all read): the floor under an arena turn here."""
@@ -151,11 +170,12 @@ def fanout_round_trip_us(*, children: int = 4, trips: int = 1000, repeats: int =
 
     procs = [subprocess.Popen([sys.executable, "-S", "-c", _ECHO], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, bufsize=0) for _ in range(children)]
-    poller = select.epoll()
+    # epoll where there is one; elsewhere (macOS) the platform's selector, wrapped alike.
+    poller = select.epoll() if hasattr(select, "epoll") else _Selector()
     try:
         for p in procs:
             assert p.stdout is not None
-            poller.register(p.stdout.fileno(), select.EPOLLIN)
+            poller.register(p.stdout.fileno(), select.POLLIN)
         ins = [p.stdin.fileno() for p in procs if p.stdin is not None]
         best = float("inf")
         for _ in range(repeats + 1):
