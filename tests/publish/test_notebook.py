@@ -22,7 +22,8 @@ NOTEBOOK = ROOT / "docs" / "quickstart.ipynb"
 
 @pytest.fixture(scope="module")
 def executed(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """The quick start, run in a temporary folder by a kernel of this venv's Python."""
+    """The quick start, run in a temporary folder by a kernel of this venv's Python (its
+    connection file and IPython profile there too: nothing written under $HOME)."""
     try:
         import nbformat
         from jupyter_client.kernelspec import KernelSpecManager
@@ -35,8 +36,9 @@ def executed(tmp_path_factory: pytest.TempPathFactory) -> Any:
     spec.mkdir(parents=True)
     (spec / "kernel.json").write_text(json.dumps({
         "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "arena", "language": "python", "env": {"PYTHONPATH": str(ROOT)}}))
-    km = KernelManager(kernel_name="arena",
+        "display_name": "arena", "language": "python",
+        "env": {"PYTHONPATH": str(ROOT), "IPYTHONDIR": str(base / "ipython")}}))
+    km = KernelManager(kernel_name="arena", connection_file=str(base / "connection.json"),
                        kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(spec.parent)]))
     nb = nbformat.read(NOTEBOOK, as_version=4)
     work = base / "work"
