@@ -7,7 +7,8 @@ Each is a page of the site made standalone: the site's own stylesheet and script
 of its own with an id of its own. Element ids, styles and the replay's keys stay inside its
 frame, so any number of replays work side by side and the notebook's page is left as it is.
 The frame fits its height to what it shows. Nothing beyond what the site needs is imported:
-IPython finds :meth:`Shown._repr_html_` by itself.
+IPython finds :meth:`Shown._repr_html_` by itself; ``%load_ext publish.notebook`` has rankings
+and games draw themselves so, without :func:`show`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from html import escape
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from arena import GameResult
 from engine import GameRecord
@@ -28,7 +30,11 @@ from publish.replay import ReplayData, replay_data
 from publish.replaypage import NotARecord, read_record, replay_body
 from tournaments import Ranking, StoreError, rank_directory
 
-__all__ = ["Shown", "ShowError", "show", "show_ranking", "show_record"]
+__all__ = ["Shown", "ShowError", "load_ipython_extension", "show", "show_ranking",
+           "show_record", "unload_ipython_extension"]
+
+#: What ``%load_ext publish.notebook`` teaches IPython to draw as :func:`show` does.
+_SHOWN_TYPES: tuple[type, ...] = (Ranking, GameResult, GameRecord)
 
 
 class ShowError(ValueError):
@@ -169,3 +175,19 @@ def _show_path(path: Path) -> Shown:
         return _replay(read_record(path))
     except NotARecord as err:
         raise ShowError(str(err)) from None
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext publish.notebook``: a :class:`tournaments.Ranking`, ``play_game``'s result
+    and an :class:`engine.GameRecord` then show themselves as :func:`show` draws them (as a
+    cell's last value), without calling it."""
+    formatter = ipython.display_formatter.formatters["text/html"]
+    for kind in _SHOWN_TYPES:
+        formatter.for_type(kind, lambda what: show(what).html)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    """``%unload_ext publish.notebook``: back to their plain text."""
+    formatter = ipython.display_formatter.formatters["text/html"]
+    for kind in _SHOWN_TYPES:
+        formatter.pop(kind, None)

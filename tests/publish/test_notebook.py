@@ -58,14 +58,15 @@ def test_the_quickstart_runs_and_shows_two_replays_and_the_ranking(executed: Any
     assert not errors
     shown = _html(executed)
     kinds = [re.search(r'class="arena-(\w+)"', h).group(1) for h in shown]
-    assert kinds == ["replay", "ranking", "replay"]
+    assert kinds == ["replay", "ranking", "replay", "ranking"]   # the last: %load_ext's
     ids = [re.search(r'<iframe id="([^"]+)"', h).group(1) for h in shown]
-    assert len(set(ids)) == 3
+    assert len(set(ids)) == 4
     for html in shown:      # everything inline: no address to load anything from
         assert not re.search(r"(src|href)=&quot;(https?:)?//|https?://", html)
     texts = [out for cell in executed.cells if cell.cell_type == "code"
              for out in cell.outputs if "text/plain" in out.get("data", {})]
-    assert texts[-1]["data"]["text/plain"] == "<replay: Game: heuristic vs greedy vs random>"
+    assert texts[-2]["data"]["text/plain"] == "<replay: Game: heuristic vs greedy vs random>"
+    assert texts[-1]["data"]["text/plain"].startswith("Ranking(")   # the object itself
 
 
 def test_the_quickstart_outputs_work_in_chromium(executed: Any, visit: Visit,
@@ -75,7 +76,7 @@ def test_the_quickstart_outputs_work_in_chromium(executed: Any, visit: Visit,
                          + "".join(f'<div class="output">{h}</div>' for h in _html(executed))
                          + "</body></html>", encoding="utf-8")
     page = visit.open(page_file)
-    first, ranking, second = (page.frame_locator(f"iframe >> nth={n}") for n in range(3))
+    first, ranking, second, again = (page.frame_locator(f"iframe >> nth={n}") for n in range(4))
     assert first.locator("#where").inner_text() == "Round 1 · Turn 1 of 10"
     first.locator("#next").click()
     assert first.locator("#where").inner_text() == "Round 1 · Turn 2 of 10"
@@ -88,6 +89,7 @@ def test_the_quickstart_outputs_work_in_chromium(executed: Any, visit: Visit,
     assert sorted(names) == ["greedy", "heuristic", "random"]
     ranking.locator("#ranking thead th", has_text="bot").click()     # sort.js works inside
     assert ranking.locator("#ranking tbody td:nth-child(2)").all_inner_texts() == sorted(names)
+    assert again.locator("#ranking tbody td:nth-child(2)").all_inner_texts() == names
     frame = page.locator("iframe").nth(2)     # fitted to its content: nothing cut off
     height = frame.evaluate("f => f.getBoundingClientRect().height")
     inner = frame.evaluate("f => f.contentDocument.body.getBoundingClientRect().height")
