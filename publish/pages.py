@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from engine import DUMMY_NAME
 from publish.data import TournamentData, game_number
@@ -22,7 +22,7 @@ from tournaments import (
 
 __all__ = ["GAME_LIST_LIMIT", "LEAGUE_GAME_LIST", "MATRIX_TOP", "OVERVIEW_TOP", "Site",
            "index_page", "games_page", "replay_page", "replay_name", "summary_text",
-           "share_color"]
+           "share_color", "ranking_table", "retired_table", "ranking_note"]
 
 
 #: Games listed on a tournament's games/index.html at most (about 0.5 kB each): those with a
@@ -131,15 +131,28 @@ def _faults_cell(faults: Mapping[str, int]) -> Cell:
     return Cell(esc(total), total, "faulty" if total else None, title)
 
 
-def _ranking_table(site: Site) -> str:
+def ranking_note(*, bot_pages: bool = True) -> str:
+    """What the ranking table's columns mean (the paragraph under it); ``bot_pages``: the
+    bots have pages that list their faults."""
+    return ('<p class="note">Click a column header to sort by it (again to reverse). Rating = '
+            "mu − 3·sigma (TrueSkill, conservative). Wins: a shared first place counts 1/k. "
+            f"{esc(MARGIN_NOTE[0].upper() + MARGIN_NOTE[1:])}. "
+            f"{esc(CONFIDENCE_NOTE[0].upper() + CONFIDENCE_NOTE[1:])}. Faults: timeouts, "
+            "crashes, illegal picks and the like"
+            + ("; the bot's page lists them.</p>" if bot_pages else ".</p>"))
+
+
+def ranking_table(ranking: Ranking, bot_html: Callable[[str], str]) -> str:
+    """The sortable ranking table (``id="ranking"``; a league's with each entry's version),
+    each bot's name shown as ``bot_html(name)`` (already-escaped markup: a link, or the name)."""
     headers = [("#", None), ("bot", "text"), ("rating", None), ("mu", None), ("sigma", None),
                ("games", None), ("wins", None), ("win %", None), ("mean score", None),
                ("margin", None), ("mean place", None), ("confidence", None), ("faults", None)]
     rows = []
-    for bot in site.data.ranking.bots:
+    for bot in ranking.bots:
         rows.append([
             Cell(esc(bot.rank), bot.rank),
-            Cell(site.bot_link(bot.name, ""), bot.name, "bot text"),
+            Cell(bot_html(bot.name), bot.name, "bot text"),
             Cell(f"{bot.rating:.2f}", bot.rating),
             Cell(f"{bot.mu:.2f}", bot.mu),
             Cell(f"{bot.sigma:.2f}", bot.sigma),
@@ -158,7 +171,7 @@ def _ranking_table(site: Site) -> str:
             by = f" · {bot.entry.author}" if bot.entry.author else ""
             rows[-1].append(Cell(esc(f"v{bot.entry.version}{by}"), bot.entry.version, "text",
                                  "version · author"))
-    if site.data.league:
+    if ranking.league is not None:
         headers.append(("version", "text"))
     return table(headers, rows, sortable=True, table_id="ranking",
                  first_desc=(2, 3, 5, 6, 7, 8, 9))
@@ -168,15 +181,16 @@ def _author_cell(author: str | None) -> Cell:
     return Cell(esc(author), author, "text") if author else Cell("—", "", "text dim")
 
 
-def _retired_table(site: Site) -> str:
-    """A league's retired entries and earlier versions, best rating first."""
+def retired_table(ranking: Ranking, bot_html: Callable[[str], str]) -> str:
+    """A league's retired entries and earlier versions, best rating first (``bot_html`` as
+    for :func:`ranking_table`)."""
     rows: list[list[Cell | str | int]] = []
-    for bot in site.data.ranking.retired:
+    for bot in ranking.retired:
         entry = bot.entry
         version, author, status = (entry.version, entry.author, entry.status) if entry else (
             0, None, "?")
         rows.append([
-            Cell(site.bot_link(bot.name, ""), bot.name, "bot text"),
+            Cell(bot_html(bot.name), bot.name, "bot text"),
             Cell(f"v{version}", version), _author_cell(author),
             Cell(esc(status), status, "text"),
             Cell(f"{bot.rating:.2f}", bot.rating), Cell(f"{bot.mu:.2f}", bot.mu),
@@ -251,12 +265,15 @@ def index_page(site: Site) -> str:
     """index.html: the sortable ranking, the rating overview and the head-to-head matrix (and
     a league's retired entries and earlier versions)."""
     ranking = site.data.ranking
+
+    def bot_link(name: str) -> str:
+        return site.bot_link(name, "")
     retired = ([
         '<h2 id="retired-heading">Retired and earlier versions</h2>',
         '<p class="note">Entries off the leaderboard: retired bots, and versions replaced by a '
         "newer one (shown as name@vN). Their games stay in the history, so their ratings "
         "are still computed; they have no rank.</p>",
-        _retired_table(site)] if site.data.league else [])
+        retired_table(ranking, bot_link)] if site.data.league else [])
     packages = ([] if ranking.packages is None else [
         '<p class="note" id="packages">Bots could import: the standard library, engine'
         + "".join(f", {esc(packages_text([p]))}" for p in ranking.packages) + ".</p>"])
@@ -267,12 +284,8 @@ def index_page(site: Site) -> str:
         "<h1>Ranking</h1>",
         f'<p class="lead">{esc(summary_text(ranking))}</p>',
         *packages,
-        _ranking_table(site),
-        '<p class="note">Click a column header to sort by it (again to reverse). Rating = '
-        "mu − 3·sigma (TrueSkill, conservative). Wins: a shared first place counts 1/k. "
-        f"{esc(MARGIN_NOTE[0].upper() + MARGIN_NOTE[1:])}. "
-        f"{esc(CONFIDENCE_NOTE[0].upper() + CONFIDENCE_NOTE[1:])}. Faults: timeouts, "
-        "crashes, illegal picks and the like; the bot's page lists them.</p>",
+        ranking_table(ranking, bot_link),
+        ranking_note(),
         *retired,
         f"<h2>Rating over the {site.kind}</h2>",
         _rating_overview(site),

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from publish import write_site
+from publish import show, write_site
 from tests.publish.conftest import BOTS, Visit, _arena
 from tests.publish.helpers import build_tournament
 
@@ -236,3 +236,25 @@ def test_the_league_index_renders_its_retired_section(league_site: Path, visit: 
     page.wait_for_url("**/bots/first.html")
     expect(page.locator("h1")).to_have_text("first")
     visit.shot("league-bot")
+
+
+def test_a_league_shows_its_standings_in_a_notebook(league: Path, visit: Visit,
+                                                    tmp_path: Path) -> None:
+    """``publish.show`` on a league's folder (what a notebook cell shows): its standings
+    and its retired entries, in a frame of their own (tests/publish/test_notebook.py runs a
+    whole notebook)."""
+    shown = show(league)
+    assert (shown.kind, repr(shown)) == ("league", "<league: League standings>")
+    page_file = tmp_path / "cell.html"
+    page_file.write_text(f"<!doctype html><html><body>{shown._repr_html_()}</body></html>",
+                         encoding="utf-8")
+    frame = visit.open(page_file).frame_locator(f"#{shown.frame_id}")
+    expect(frame.locator("h1")).to_have_text("League standings")
+    expect(frame.locator(".lead")).to_contain_text("league · 18 games · 3 active entries")
+    names = frame.locator("#ranking tbody tr td:nth-child(2)").all_inner_texts()
+    assert {n.strip() for n in names} == set(ACTIVE)
+    versions = frame.locator("#ranking tbody tr td:last-child").all_inner_texts()
+    assert sorted(versions) == sorted(["v2 · ann", "v1", "v1"])
+    retired = frame.locator("#retired tbody tr td:first-child").all_inner_texts()
+    assert set(retired) == set(OFF)
+    assert frame.locator("a").count() == 0        # no bot pages to link to in a notebook
