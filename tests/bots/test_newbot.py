@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
 from cli.newbot import write_bot
-from tests.bots.helpers import VARIANTS, load_bot, play_game
+from tests.bots.helpers import BOTS_DIR, VARIANTS, load_bot, play_game
 
 
 def test_written_bot_plays_legally(tmp_path: Path) -> None:
@@ -43,3 +49,72 @@ def test_command_refuses_a_standard_module_name(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "standard Python module" in result.output and "my_random" in result.output
     assert not (tmp_path / "random.py").exists()
+
+
+# ---------------------------------------------------------------- program bots (--lang)
+ARENA = Path(sys.executable).with_name("arena")
+
+
+def _arena(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``arena ARGS`` as a user types it (on their PATH), in ``folder``."""
+    env = {**os.environ, "PATH": f"{ARENA.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    return subprocess.run(["arena", *args], cwd=folder, capture_output=True, text=True,
+                          timeout=300, env=env)
+
+
+@pytest.mark.parametrize(("lang", "tool"), [("c", "gcc"), ("rust", "rustc")])
+def test_a_program_starter_builds_validates_and_beats_random(tmp_path: Path, lang: str,
+                                                             tool: str) -> None:
+    if shutil.which(tool) is None or shutil.which("make") is None:
+        pytest.skip(f"needs {tool} and make to build the {lang} starter")
+    done = _arena(tmp_path, "new-bot", "greedy_x", "--lang", lang)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ("wrote greedy_x/: read its README.md; build it (`make -C greedy_x`), "
+                           "then run `arena validate greedy_x`\n")
+    bot = tmp_path / "greedy_x"
+    assert json.loads((bot / "bot.json").read_text()) == {"command": ["./greedy_x"]}
+    assert "make -C greedy_x" in (bot / "README.md").read_text()
+    built = subprocess.run(["make", "-C", "greedy_x"], cwd=tmp_path, capture_output=True,
+                           text=True)
+    assert built.returncode == 0, built.stdout + built.stderr
+    assert "warning" not in built.stderr
+    done = _arena(tmp_path, "validate", "greedy_x", "--sandbox", "bwrap")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "OK: greedy_x loads and plays legal picks in time." in done.stdout
+    from arena import ArenaOptions, BotPool, BotSpec
+
+    totals = [0, 0]
+    with BotPool(ArenaOptions(sandbox="bwrap", move_time=0.5, log_dir=tmp_path / "logs")) as pool:
+        for seed in range(4):
+            seats = [BotSpec("greedy_x", bot), BotSpec("random", BOTS_DIR / "random.py")]
+            result = pool.play(seats[::-1] if seed % 2 else seats, seed=seed)
+            assert result.faults == []
+            scores = result.record["scores"]
+            me = 1 if seed % 2 else 0
+            totals[0] += scores[me]
+            totals[1] += scores[1 - me]
+    assert totals[0] > totals[1], totals
+
+
+def test_the_node_starter_asks_for_its_runtime(tmp_path: Path) -> None:
+    done = _arena(tmp_path, "new-bot", "jsbot", "--lang", "node")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "wrote jsbot/: read its README.md; then run `arena validate jsbot`\n"
+    bot = tmp_path / "jsbot"
+    assert json.loads((bot / "bot.json").read_text()) == {"command": ["node", "bot.js"],
+                                                           "runtime": "node"}
+    assert "--allow-runtime node" in (bot / "README.md").read_text()
+    # This arena allows no runtime yet (an organiser's --allow-runtime): refused in one line.
+    done = _arena(tmp_path, "validate", "jsbot")
+    assert done.returncode != 0
+    assert done.stderr.strip().splitlines()[-1].endswith(
+        "bot.json names a runtime ('node'): no runtime is allowed in this arena"), done.stderr
+
+
+@pytest.mark.parametrize(("lang", "said"), [
+    ("java", "a Java bot needs the java runtime"), ("cobol", "no starter for language 'cobol'")])
+def test_a_language_without_a_starter_is_refused_in_one_line(tmp_path: Path, lang: str,
+                                                             said: str) -> None:
+    done = _arena(tmp_path, "new-bot", "x", "--lang", lang)
+    assert done.returncode == 2 and said in done.stderr, done.stderr
+    assert len(done.stderr.splitlines()) == 1 and list(tmp_path.iterdir()) == []
