@@ -44,6 +44,9 @@ from arena.options import SetBy as SetBy
 from arena.options import tournament_secret as tournament_secret
 from arena.pool import BotPool as BotPool
 from arena.pool import check_sandbox as check_sandbox
+from arena.programs import PROGRAM_ENTRY as PROGRAM_ENTRY
+from arena.programs import program_language as program_language
+from arena.programs import program_problem as program_problem
 from arena.runtime.slots import CoreSlots as CoreSlots
 from arena.runtime.slots import LocalSlots as LocalSlots
 from arena.runtime.slots import usable_cores as usable_cores
@@ -86,6 +89,7 @@ __all__ = [
     "MIN_MEMORY_MB",
     "PLAYER_COUNTS",
     "PROBES",
+    "PROGRAM_ENTRY",
     "Package",
     "PackageError",
     "Protections",
@@ -109,6 +113,8 @@ __all__ = [
     "pipe_round_trip_us",
     "playout_games_per_s",
     "printed_lines",
+    "program_language",
+    "program_problem",
     "protections",
     "read_archive",
     "read_bot",

@@ -92,3 +92,10 @@ def test_validate_and_a_sandboxed_tournament(tmp_path: Path, rust_bot: Path) -> 
     bots = {b["name"]: b for b in json.loads((tmp_path / "out" / "ranking.json").read_text())
             ["bots"]}
     assert bots["rfirst"]["games"] > 0 and sum(bots["rfirst"]["faults"].values()) == 0
+
+
+def test_its_language_is_told_from_the_program(rust_bot: Path) -> None:
+    from arena import program_language
+
+    assert program_language([(p.name, p.read_bytes()) for p in rust_bot.iterdir()]) == (
+        "Rust", None)
