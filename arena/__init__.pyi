@@ -58,6 +58,7 @@ from arena.tools.bench import api_games_per_s as api_games_per_s
 from arena.tools.bench import arena_overhead as arena_overhead
 from arena.tools.bench import best_rate as best_rate
 from arena.tools.bench import fanout_round_trip_us as fanout_round_trip_us
+from arena.tools.bench import language_costs as language_costs
 from arena.tools.bench import pipe_round_trip_us as pipe_round_trip_us
 from arena.tools.bench import playout_games_per_s as playout_games_per_s
 from arena.tools.doctor import report as doctor_report
@@ -108,6 +109,7 @@ __all__ = [
     "doctor_report",
     "dropped_bytes",
     "fanout_round_trip_us",
+    "language_costs",
     "log_path",
     "missing_bot_hint",
     "pipe_round_trip_us",

@@ -491,3 +491,12 @@ def test_as_an_ordinary_user(programs: dict[str, Path]) -> None:
         assert [f for f in played["faults"] if f["seat"] != 0] == []
         assert {f["kind"] for f in played["faults"]} == kinds_expected, played["faults"]
     assert run.leftovers == []
+
+
+def test_bench_measures_a_program_next_to_a_python_bot(programs: dict[str, Path]) -> None:
+    from arena import SandboxMode, language_costs
+
+    costs = language_costs([("C: cfirst", programs["cfirst"])], games=1, repeats=1,
+                           sandbox=SandboxMode.BWRAP)
+    assert list(costs) == ["python", "C: cfirst"]
+    assert all(c["start_ms"] > 0 and c["request_us"] > 0 for c in costs.values()), costs
