@@ -1,6 +1,6 @@
 """``arena new-bot NAME``: write a commented starting bot that already plays legally: a file
 ``NAME.py``, or with ``--folder`` a folder ``NAME/`` holding ``bot.py`` and the data file it
-reads (``weights.json``), or with ``--lang c|rust|node`` a program bot's folder (``bot.json``,
+reads (``weights.json``), or with ``--lang c|rust|node|java`` a program bot's folder (``bot.json``,
 the source, its build line; the starters are the files of ``cli/starters/LANG``)."""
 
 from __future__ import annotations
@@ -194,22 +194,19 @@ def write_folder_bot(name: str, directory: Path, *, force: bool = False) -> Path
 
 
 #: Languages of ``--lang``: python (a bot.py) and the program bots whose starters
-#: ``cli/starters`` holds. Java is refused until an arena can run it (``_NOT_YET``).
+#: ``cli/starters`` holds (node and java need an organiser's ``--allow-runtime``).
 LANGUAGES = ("python", "c", "rust", "node", "java")
-_NOT_YET = {"java": "a Java bot needs the java runtime (an organiser's --allow-runtime java), "
-                    "which this arena does not offer yet: no Java starter is written; the "
-                    "contract is in docs/bots.md, \"Any language\""}
 #: What to do next, after writing a program bot's folder.
-_NEXT = {"c": "make -C {folder}", "rust": "make -C {folder}", "node": ""}
+_NEXT = {"c": "make -C {folder}", "rust": "make -C {folder}", "node": "",
+         "java": "make -C {folder}"}
 
 
 def write_program_bot(name: str, directory: Path, lang: str, *, force: bool = False) -> Path:
-    """Write the starting program bot ``name`` in ``lang`` (``c``, ``rust``, ``node``): the
+    """Write the starting program bot ``name`` in ``lang`` (``c``, ``rust``, ``node``,
+    ``java``): the
     folder ``directory/NAME`` holding ``bot.json``, the source and a README with its build
     line; refuses an existing folder unless ``force``. Raises ``ValueError`` (bad name or
     language) or ``FileExistsError``."""
-    if lang in _NOT_YET:
-        raise ValueError(_NOT_YET[lang])
     starter = Path(__file__).parent / "starters" / lang
     if lang not in _NEXT or not starter.is_dir():
         raise ValueError(f"no starter for language {lang!r} (choose one of {', '.join(LANGUAGES)})")
@@ -237,8 +234,8 @@ def new_bot_command(
         "NAME/weights.json.")] = False,
     lang: Annotated[str, typer.Option(
         "--lang", help="The bot's language: python, or a program bot's folder NAME/ (bot.json, "
-        "the source, a README with its build line): c, rust, node (needs --allow-runtime "
-        "node where it plays).", metavar="LANG")] = "python",
+        "the source, a README with its build line): c, rust, node, java (these two need "
+        "--allow-runtime node|java where they play).", metavar="LANG")] = "python",
 ) -> None:
     """Write a commented starting bot file NAME.py (or with --folder a bot folder NAME/) that
     already plays legal cards."""

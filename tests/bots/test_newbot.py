@@ -85,7 +85,7 @@ def test_a_program_starter_builds_validates_and_beats_random(tmp_path: Path, lan
 
     totals = [0, 0]
     with BotPool(ArenaOptions(sandbox="bwrap", move_time=0.5, log_dir=tmp_path / "logs")) as pool:
-        for seed in range(4):
+        for seed in range(2):  # one game in each seat order (seeded: the same each run)
             seats = [BotSpec("greedy_x", bot), BotSpec("random", BOTS_DIR / "random.py")]
             result = pool.play(seats[::-1] if seed % 2 else seats, seed=seed)
             assert result.faults == []
@@ -111,10 +111,66 @@ def test_the_node_starter_asks_for_its_runtime(tmp_path: Path) -> None:
         "bot.json names a runtime ('node'): no runtime is allowed in this arena"), done.stderr
 
 
-@pytest.mark.parametrize(("lang", "said"), [
-    ("java", "a Java bot needs the java runtime"), ("cobol", "no starter for language 'cobol'")])
-def test_a_language_without_a_starter_is_refused_in_one_line(tmp_path: Path, lang: str,
-                                                             said: str) -> None:
-    done = _arena(tmp_path, "new-bot", "x", "--lang", lang)
-    assert done.returncode == 2 and said in done.stderr, done.stderr
+def test_a_language_without_a_starter_is_refused_in_one_line(tmp_path: Path) -> None:
+    done = _arena(tmp_path, "new-bot", "x", "--lang", "cobol")
+    assert done.returncode == 2 and "no starter for language 'cobol'" in done.stderr
     assert len(done.stderr.splitlines()) == 1 and list(tmp_path.iterdir()) == []
+
+
+def _drive(command: list[str], cwd: Path, seed: int) -> int:
+    """A two-player game with the program ``command`` in seat 0 speaking INTERFACES.md's JSON
+    lines (outside the sandbox: the runtime is not in this arena yet) and a seat playing its
+    first legal pick; every answer must be one legal pick. Returns seat 0's score minus the
+    other's."""
+    from arena.runtime.protocol import observation_message
+    from engine import new_game
+
+    state = new_game(2, seed)
+    program = subprocess.Popen(command, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               text=True)
+    assert program.stdin is not None and program.stdout is not None
+
+    def send(message: dict[str, object]) -> None:
+        assert program.stdin is not None
+        program.stdin.write(json.dumps(message) + "\n")
+        program.stdin.flush()
+
+    def obs() -> dict[str, object]:
+        return observation_message(state.observation(0, time_limit=1.0), {})
+
+    try:
+        send({"type": "new_game", "obs": obs(), "seed": 12345678901234567890})
+        while not state.over:
+            send({"type": "pick", "obs": obs()})
+            answer = json.loads(program.stdout.readline())
+            assert list(answer) == ["pick"], answer
+            chosen = answer["pick"] if isinstance(answer["pick"], list) else [answer["pick"]]
+            legal = {tuple(str(c) for c in p): p for p in state.legal_picks(0)}
+            assert tuple(chosen) in legal, (chosen, list(legal))
+            state = state.apply([legal[tuple(chosen)], state.legal_picks(1)[0]])
+        send({"type": "end_game", "result": {"seat": 0}})
+        program.stdin.close()
+        assert program.wait(timeout=30) == 0
+    finally:
+        program.kill()
+    scores = state.final_scores
+    return int(scores[0]) - int(scores[1])
+
+
+@pytest.mark.parametrize(("lang", "tool"), [("node", "node"), ("java", "javac")])
+def test_the_runtime_starters_speak_the_protocol(tmp_path: Path, lang: str, tool: str) -> None:
+    """Node and Java starters, driven by the tests (this arena allows no runtime yet: once
+    --allow-runtime lands, they go through validate as the C and Rust ones do)."""
+    if shutil.which(tool) is None:
+        pytest.skip(f"needs {tool} to run the {lang} starter")
+    done = _arena(tmp_path, "new-bot", "rt", "--lang", lang)
+    assert done.returncode == 0, done.stderr
+    bot = tmp_path / "rt"
+    if lang == "java":
+        built = subprocess.run(["make", "-C", "rt"], cwd=tmp_path, capture_output=True,
+                               text=True)
+        assert built.returncode == 0, built.stdout + built.stderr
+    config = json.loads((bot / "bot.json").read_text())
+    assert config["runtime"] == lang and config["command"][0] == lang
+    margins = [_drive(config["command"], bot, seed) for seed in (1, 2)]
+    assert sum(margins) > 0, margins  # greedy beats a seat that plays its first card
