@@ -97,24 +97,27 @@ def test_a_program_starter_builds_validates_and_beats_random(tmp_path: Path, lan
 
 
 def test_the_node_starter_asks_for_its_runtime(tmp_path: Path) -> None:
-    done = _arena(tmp_path, "new-bot", "jsbot", "--lang", "node")
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == "wrote jsbot/: read its README.md; then run `arena validate jsbot`\n"
+    from arena import BotLoadError, resolve_bots
+
+    result = CliRunner().invoke(app, ["new-bot", "jsbot", "--lang", "node", "--dir",
+                                      str(tmp_path)])
+    assert result.exit_code == 0, result.output
     bot = tmp_path / "jsbot"
+    assert result.output.startswith(f"wrote {bot}/: read its README.md; then run ")
     assert json.loads((bot / "bot.json").read_text()) == {"command": ["node", "bot.js"],
                                                            "runtime": "node"}
     assert "--allow-runtime node" in (bot / "README.md").read_text()
     # This arena allows no runtime yet (an organiser's --allow-runtime): refused in one line.
-    done = _arena(tmp_path, "validate", "jsbot")
-    assert done.returncode != 0
-    assert done.stderr.strip().splitlines()[-1].endswith(
-        "bot.json names a runtime ('node'): no runtime is allowed in this arena"), done.stderr
+    with pytest.raises(BotLoadError, match="bot.json names a runtime \\('node'\\): no runtime "
+                                           "is allowed in this arena"):
+        resolve_bots([str(bot)])
 
 
 def test_a_language_without_a_starter_is_refused_in_one_line(tmp_path: Path) -> None:
-    done = _arena(tmp_path, "new-bot", "x", "--lang", "cobol")
-    assert done.returncode == 2 and "no starter for language 'cobol'" in done.stderr
-    assert len(done.stderr.splitlines()) == 1 and list(tmp_path.iterdir()) == []
+    result = CliRunner().invoke(app, ["new-bot", "x", "--lang", "cobol", "--dir",
+                                      str(tmp_path)])
+    assert result.exit_code == 2 and "no starter for language 'cobol'" in result.output
+    assert len(result.output.splitlines()) == 1 and list(tmp_path.iterdir()) == []
 
 
 def _drive(command: list[str], cwd: Path, seed: int) -> int:
