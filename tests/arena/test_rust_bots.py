@@ -97,3 +97,24 @@ def test_its_language_is_told_from_the_program(rust_bot: Path) -> None:
 
     assert program_language([(p.name, p.read_bytes()) for p in rust_bot.iterdir()]) == (
         "Rust", None)
+
+
+def test_as_an_ordinary_user(rust_bot: Path) -> None:
+    """The Rust bot again, with the arena run by an ordinary user (bubblewrap in a user
+    namespace, no uid per bot, no cgroups)."""
+    from tests.arena import unprivileged
+
+    reason = unprivileged.unavailable()
+    if reason:
+        pytest.skip(f"unprivileged arena tests: {reason}")
+    first = Path(__file__).resolve().parent / "bots" / "first.py"
+    try:
+        run = unprivileged.run_games([unprivileged.Game("rust", [("rfirst", rust_bot),
+                                                                 ("first", first)])])
+    except unprivileged.Unavailable as err:
+        pytest.skip(f"unprivileged arena tests: {err}")
+    assert run.result["error"] is None, run.result["error"]
+    played = run.game("rust")
+    assert played["error"] is None and played["replay"] is None, played
+    assert played["faults"] == []
+    assert run.leftovers == []
