@@ -51,10 +51,12 @@ _EXPORTS = {
     "arena.isolation.probe": "Protections protections",
     "arena.logs": "LOG_FILES LOG_MAX_BYTES dropped_bytes log_path printed_lines "
                   "rotating_handler set_log_rotation setup_logging",
+    "arena.programs": "PROGRAM_ENTRY program_language program_problem",
     "arena.runtime.slots": "CoreSlots LocalSlots usable_cores",
     "arena.textsafe": "check_name safe_bytes safe_text",
     "arena.tools.bench": "PLAYER_COUNTS api_games_per_s arena_overhead best_rate "
-                         "fanout_round_trip_us pipe_round_trip_us playout_games_per_s",
+                         "fanout_round_trip_us language_costs pipe_round_trip_us "
+                         "playout_games_per_s",
     "arena.tools.doctor": "doctor_report=report",
     "arena.tools.probes": "PROBES",
     "arena.tools.validate": "Validation validation_report",

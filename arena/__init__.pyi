@@ -49,6 +49,9 @@ from arena.options import SetBy as SetBy
 from arena.options import tournament_secret as tournament_secret
 from arena.pool import BotPool as BotPool
 from arena.pool import check_sandbox as check_sandbox
+from arena.programs import PROGRAM_ENTRY as PROGRAM_ENTRY
+from arena.programs import program_language as program_language
+from arena.programs import program_problem as program_problem
 from arena.runtime.slots import CoreSlots as CoreSlots
 from arena.runtime.slots import LocalSlots as LocalSlots
 from arena.runtime.slots import usable_cores as usable_cores
@@ -60,6 +63,7 @@ from arena.tools.bench import api_games_per_s as api_games_per_s
 from arena.tools.bench import arena_overhead as arena_overhead
 from arena.tools.bench import best_rate as best_rate
 from arena.tools.bench import fanout_round_trip_us as fanout_round_trip_us
+from arena.tools.bench import language_costs as language_costs
 from arena.tools.bench import pipe_round_trip_us as pipe_round_trip_us
 from arena.tools.bench import playout_games_per_s as playout_games_per_s
 from arena.tools.doctor import report as doctor_report
@@ -92,6 +96,7 @@ __all__ = [
     "MIN_MEMORY_MB",
     "PLAYER_COUNTS",
     "PROBES",
+    "PROGRAM_ENTRY",
     "Package",
     "PackageError",
     "Protections",
@@ -112,11 +117,14 @@ __all__ = [
     "doctor_report",
     "dropped_bytes",
     "fanout_round_trip_us",
+    "language_costs",
     "log_path",
     "missing_bot_hint",
     "pipe_round_trip_us",
     "playout_games_per_s",
     "printed_lines",
+    "program_language",
+    "program_problem",
     "protections",
     "read_archive",
     "read_bot",

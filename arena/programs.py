@@ -10,9 +10,10 @@ sandbox is :mod:`arena.inside.program`.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection, Sequence
 
-__all__ = ["PROGRAM_ENTRY", "folder_entry", "program_problem"]
+__all__ = ["PROGRAM_ENTRY", "folder_entry", "program_language", "program_problem"]
 
 #: The file naming a program bot's command; a folder holding it and no ``bot.py`` is one.
 PROGRAM_ENTRY = "bot.json"
@@ -33,7 +34,6 @@ def program_problem(files: Sequence[tuple[str, bytes]],
     ``bot.json``, a runtime not among ``runtimes`` (those allowed, ``--allow-runtime``), a
     command that is not a 64-bit ELF program of the folder, or shared libraries the sandbox's
     image does not hold."""
-    import os
     import tempfile
 
     from arena.inside.program import ProgramError, command
@@ -60,3 +60,38 @@ def program_problem(files: Sequence[tuple[str, bytes]],
         return (f"{argv[0]} needs {', '.join(missing)}, which the sandbox does not hold (it "
                 "holds the C library and the other libraries of the arena's Python)")
     return None
+
+
+#: Languages a runtime's name stands for (bot.json's ``"runtime"``), as a bot page shows them.
+_RUNTIMES = {"node": "Node.js", "java": "Java", "python": "Python", "deno": "Deno",
+             "bun": "Bun", "ruby": "Ruby", "lua": "Lua"}
+
+
+def program_language(files: Sequence[tuple[str, bytes]]) -> tuple[str, str | None] | None:
+    """A program bot's language and runtime, as its page shows them: ``("Node.js", "node")``
+    from bot.json's runtime, else told from the program itself (``("Rust", None)``: Rust's
+    and Go's compilers leave their names in the program, a C++ program loads libstdc++, any
+    other ELF program is said to be C). None: not a program bot (or no readable bot.json)."""
+    import json
+
+    contents = dict(files)
+    if folder_entry(contents) != PROGRAM_ENTRY:
+        return None
+    try:
+        config = json.loads(contents[PROGRAM_ENTRY].decode("utf-8"))
+        argv = config["command"]
+        runtime = config.get("runtime")
+        program = contents.get(os.path.normpath(argv[0])) if runtime is None else None
+    except (ValueError, UnicodeDecodeError, KeyError, TypeError, IndexError, AttributeError):
+        return None
+    if isinstance(runtime, str):
+        return _RUNTIMES.get(runtime, runtime), runtime
+    if program is None or program[:4] != b"\x7fELF":
+        return None
+    if b"/rustc/" in program or b"rust_panic" in program:
+        return "Rust", None
+    if b"Go build ID" in program or b"runtime.goexit" in program:
+        return "Go", None
+    if b"libstdc++.so" in program:
+        return "C++", None
+    return "C", None

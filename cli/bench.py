@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -17,6 +18,7 @@ from arena import (
     arena_overhead,
     check_sandbox,
     fanout_round_trip_us,
+    language_costs,
     pipe_round_trip_us,
     playout_games_per_s,
 )
@@ -31,6 +33,10 @@ def bench_command(
     fairness: Annotated[bool, typer.Option(
         help="Also measure the core share of a thinking probe bot in real runs (about a "
         "minute; 20 s with --quick).")] = True,
+    bots: Annotated[list[Path] | None, typer.Option(
+        "--bot", help="Also measure this bot's game start and request round trip next to a "
+        "trivial Python bot (repeatable: e.g. a C and a Rust bot's folders).",
+        metavar="PATH")] = None,
 ) -> None:
     """Measure engine and arena speed on this machine and print a table."""
     scale = 5 if quick else 1
@@ -71,6 +77,8 @@ def bench_command(
         ["same, a bot that imports numpy", f"{arena['bot_load_numpy_ms']:.1f} ms"],
         ["whole 4-player game, fresh processes", f"{arena['game_ms']:.1f} ms"],
     ], headers=["arena", "time"]))
+    if bots:
+        result["languages"] = _languages(bots, sandbox, quick=quick)
     if fairness:
         result["core_share"] = _fairness(sandbox, games=2 if quick else 6)
     if json_out:
@@ -90,3 +98,33 @@ def _fairness(sandbox: SandboxMode, *, games: int) -> dict[str, dict[str, float]
     typer.echo(tabulate(rows, headers=["a probe spinning 60% of its 0.2 s move time",
                                        "core share", "5th pct", "cores busy"]))
     return shares
+
+
+def _languages(bots: list[Path], sandbox: SandboxMode, *, quick: bool
+               ) -> dict[str, dict[str, float]]:
+    """Each bot's game start and request round trip, next to a trivial Python bot's."""
+    from arena import BotFilesError, BotLoadError, program_language, read_bot, resolve_bots
+
+    named = []
+    for path in bots:
+        try:
+            resolve_bots([str(path)])
+            files = read_bot(path)
+        except (BotLoadError, BotFilesError) as err:
+            typer.echo(f"error: {err}", err=True)
+            raise typer.Exit(2) from None
+        found = program_language(files.files)
+        language = "Python" if found is None else found[0]
+        named.append((f"{language}: {path.name}", path))
+    try:
+        costs = language_costs(named, games=2 if quick else 4, repeats=2 if quick else 3,
+                               sandbox=sandbox)
+    except RuntimeError as err:
+        typer.echo(f"error: {err}", err=True)
+        raise typer.Exit(1) from None
+    typer.echo("")
+    typer.echo(tabulate(
+        [[("Python: a trivial bot" if name == "python" else name), f"{c['start_ms']:.1f} ms",
+          f"{c['request_us']:.0f} us"] for name, c in costs.items()],
+        headers=[f"bot ({sandbox})", "game start (load)", "per request (round trip)"]))
+    return {name: {k: round(v, 1) for k, v in c.items()} for name, c in costs.items()}

@@ -1,6 +1,7 @@
 """``arena new-bot NAME``: write a commented starting bot that already plays legally: a file
 ``NAME.py``, or with ``--folder`` a folder ``NAME/`` holding ``bot.py`` and the data file it
-reads (``weights.json``)."""
+reads (``weights.json``), or with ``--lang c|rust|node|java`` a program bot's folder (``bot.json``,
+the source, its build line; the starters are the files of ``cli/starters/LANG``)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ import typer
 
 from cli.common import program
 
-__all__ = ["FOLDER_TEMPLATE", "TEMPLATE", "WEIGHTS", "bot_path", "new_bot_command", "write_bot",
-           "write_folder_bot"]
+__all__ = ["FOLDER_TEMPLATE", "LANGUAGES", "TEMPLATE", "WEIGHTS", "bot_path", "new_bot_command",
+           "write_bot", "write_folder_bot", "write_program_bot"]
 
 TEMPLATE = '''\
 """{name}: a Sushi Go! bot.
@@ -192,6 +193,36 @@ def write_folder_bot(name: str, directory: Path, *, force: bool = False) -> Path
     return folder
 
 
+#: Languages of ``--lang``: python (a bot.py) and the program bots whose starters
+#: ``cli/starters`` holds (node and java need an organiser's ``--allow-runtime``).
+LANGUAGES = ("python", "c", "rust", "node", "java")
+#: What to do next, after writing a program bot's folder.
+_NEXT = {"c": "make -C {folder}", "rust": "make -C {folder}", "node": "",
+         "java": "make -C {folder}"}
+
+
+def write_program_bot(name: str, directory: Path, lang: str, *, force: bool = False) -> Path:
+    """Write the starting program bot ``name`` in ``lang`` (``c``, ``rust``, ``node``,
+    ``java``): the
+    folder ``directory/NAME`` holding ``bot.json``, the source and a README with its build
+    line; refuses an existing folder unless ``force``. Raises ``ValueError`` (bad name or
+    language) or ``FileExistsError``."""
+    starter = Path(__file__).parent / "starters" / lang
+    if lang not in _NEXT or not starter.is_dir():
+        raise ValueError(f"no starter for language {lang!r} (choose one of {', '.join(LANGUAGES)})")
+    folder = bot_path(name, directory).with_suffix("")
+    if folder.exists() and not force:
+        raise FileExistsError(f"{folder} already exists (use --force to overwrite its files)")
+    for source in sorted(starter.rglob("*")):
+        if not source.is_file():
+            continue
+        target = folder / source.relative_to(starter)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(source.read_text(encoding="utf-8").replace("{{name}}", folder.name),
+                          encoding="utf-8")
+    return folder
+
+
 def new_bot_command(
     name: Annotated[str, typer.Argument(help="Name of the bot (the file is NAME.py).",
                                         show_default=False, metavar="NAME")],
@@ -201,10 +232,21 @@ def new_bot_command(
     folder: Annotated[bool, typer.Option(
         "--folder", help="Write a folder bot: NAME/bot.py and the data file it reads, "
         "NAME/weights.json.")] = False,
+    lang: Annotated[str, typer.Option(
+        "--lang", help="The bot's language: python, or a program bot's folder NAME/ (bot.json, "
+        "the source, a README with its build line): c, rust, node, java (these two need "
+        "--allow-runtime node|java where they play).", metavar="LANG")] = "python",
 ) -> None:
     """Write a commented starting bot file NAME.py (or with --folder a bot folder NAME/) that
     already plays legal cards."""
     try:
+        if lang != "python":
+            path = write_program_bot(name, directory, lang, force=force)
+            build = _NEXT[lang].format(folder=path)
+            typer.echo(f"wrote {path}/: read its README.md; "
+                       + (f"build it (`{build}`), then run " if build else "then run ")
+                       + f"`{program()} validate {path}`")
+            return
         path = (write_folder_bot if folder else write_bot)(name, directory, force=force)
     except (ValueError, FileExistsError, OSError) as err:
         typer.echo(f"error: {err}", err=True)

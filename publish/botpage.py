@@ -194,8 +194,20 @@ def _files(bot: BotData) -> list[str]:
     return ["<h2>Files</h2>",
             f'<p class="note" id="files-note">A folder bot: {len(rows)} file'
             f"{'' if len(rows) == 1 else 's'}, {esc(size_text(total))} in all; the arena runs "
-            "bot.py, which reads the others.</p>",
+            + ("the program bot.json names.</p>" if bot.language is not None
+               else "bot.py, which reads the others.</p>"),
             table([("file", "text"), ("size", None)], rows, sortable=True, table_id="files")]
+
+
+def _language(bot: BotData) -> list[str]:
+    """A program bot's language and runtime, one line (nothing for a Python bot)."""
+    if bot.language is None:
+        return []
+    language, runtime = bot.language
+    how = (f"run by the {runtime} runtime the organiser allows" if runtime
+           else "a compiled program")
+    return [f'<p class="lead" id="language">Language: {esc(language)} · {esc(how)} '
+            "(bot.json)</p>"]
 
 
 def _time_cards(row: BotRow) -> list[str]:
@@ -262,6 +274,7 @@ def bot_page(site: Site, bot: BotData) -> str:
         f"<h1>{esc(bot.name)}</h1>",
         f'<p class="lead">{lead}</p>',
         *([versions] if (versions := _versions(site, bot)) else []),
+        *_language(bot),
         f'<div class="cards">{cards}</div>',
         *([f"<h2>Rating over its games</h2>{_rating_chart(site, bot)}",
            "<h2>Scores and places</h2>",

@@ -114,7 +114,7 @@ class Competition:
             raise Refused(403, "the organiser's token does not submit bots; create a "
                                "participant (POST /api/participants) and use theirs")
         self.season.check_open()
-        bot, files = read_upload(data, filename, name, self.bot_limits)
+        bot, files = read_upload(data, filename, name, self.bot_limits, self.options.runtimes)
         if bot.lower() in RESERVED_NAMES:
             raise Refused(409, f"{bot} is the name of a built-in bot; choose another name")
         with self._lock:      # the rate limit counts attempts, concurrent ones included

@@ -1,13 +1,24 @@
 """An uploaded bot, read and checked before anything is written: a ``.py`` file (UTF-8 Python
 text), or a bot folder packed as ``.zip``, ``.tar.gz`` or ``.tgz`` (read by
 :func:`arena.read_archive` within the league's limits: a hostile archive is refused with its
-one-line reason); and what a submission answers (:class:`Submitted`)."""
+one-line reason), holding ``bot.py`` or ``bot.json`` and the program it names (checked as the
+CLI checks it, :func:`arena.program_problem`); and what a submission answers
+(:class:`Submitted`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arena import ARCHIVE_SUFFIXES, BotFiles, BotFilesError, BotLimits, Validation, read_archive
+from arena import (
+    ARCHIVE_SUFFIXES,
+    PROGRAM_ENTRY,
+    BotFiles,
+    BotFilesError,
+    BotLimits,
+    Validation,
+    program_problem,
+    read_archive,
+)
 from serve.accounts import NAME_PATTERN
 from serve.errors import Refused
 from serve.requests import size_text
@@ -16,7 +27,8 @@ __all__ = ["ACCEPTED", "UPLOAD_HEADROOM", "Submitted", "read_upload"]
 
 #: What an uploaded archive may weigh beyond the limit on a bot's files.
 UPLOAD_HEADROOM = 1 << 20
-ACCEPTED = ("a .py file, or a folder holding bot.py packed as .zip, .tar.gz or .tgz")
+ACCEPTED = ("a .py file, or a folder holding bot.py (or bot.json and the program it names) packed "
+            "as .zip, .tar.gz or .tgz")
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,9 +54,10 @@ def _bot_name(name: str | None, stem: str) -> str:
     return name
 
 
-def read_upload(data: bytes, filename: str | None, name: str | None, limits: BotLimits
-                ) -> tuple[str, BotFiles]:
-    """An uploaded bot's name and files, checked within ``limits`` (nothing is written);
+def read_upload(data: bytes, filename: str | None, name: str | None, limits: BotLimits,
+                runtimes: tuple[str, ...] = ()) -> tuple[str, BotFiles]:
+    """An uploaded bot's name and files, checked within ``limits`` (nothing is written), a
+    program bot's runtime among the league's ``runtimes`` (``--allow-runtime``);
     :class:`Refused` if not."""
     max_upload = limits.max_bytes + UPLOAD_HEADROOM
     base = (filename or "").replace("\\", "/").rsplit("/", 1)[-1]
@@ -65,6 +78,11 @@ def read_upload(data: bytes, filename: str | None, name: str | None, limits: Bot
         files = BotFiles(bot, "file", f"{bot}.py", ((f"{bot}.py", data),))
     else:
         raise Refused(415, f"not a bot: {base or 'a file without a name'!r}; send {ACCEPTED}")
+    if files.entry == PROGRAM_ENTRY:  # a program (docs/bots.md, "Any language")
+        problem = program_problem(files.files, runtimes)
+        if problem is not None:
+            raise Refused(400, f"{base}: {problem}")
+        return bot, files
     try:
         text = files.source()
     except BotFilesError:

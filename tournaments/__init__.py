@@ -67,6 +67,7 @@ _EXPORTS = {
     "tournaments.evidence": "Margin",
     "tournaments.ranking": "CONFIDENCE_NOTE MARGIN_NOTE BotRow Ranking confidence_text "
                            "margin_text ranking_json",
+    "tournaments.botcopies": "copy_path",
     "tournaments.rating": "RatingPoint",
     "tournaments.report": "core_share_warning ranking_csv ranking_markdown ranking_table "
                           "write_rankings",

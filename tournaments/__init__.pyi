@@ -9,6 +9,7 @@ from tournaments.api import play_game as play_game
 from tournaments.api import prepare_game as prepare_game
 from tournaments.api import prepare_tournament as prepare_tournament
 from tournaments.api import run_tournament as run_tournament
+from tournaments.botcopies import copy_path as copy_path
 from tournaments.checks import MIN_MEMORY_MB as MIN_MEMORY_MB
 from tournaments.checks import RequestError as RequestError
 from tournaments.checks import check_bots as check_bots
@@ -180,6 +181,7 @@ __all__ = [
     "comparison_progress",
     "comparison_summary",
     "confidence_text",
+    "copy_path",
     "core_share",
     "core_share_warning",
     "create_final",

@@ -15,7 +15,7 @@ import shutil
 import subprocess
 from collections.abc import Collection, Sequence
 
-__all__ = ["dynamic", "is_elf", "shared_libraries"]
+__all__ = ["dynamic", "find_library", "is_elf", "shared_libraries"]
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +93,16 @@ def _ld_cache() -> dict[str, str]:
 _DEFAULT_LIB_DIRS = ("/lib64", "/usr/lib64", "/lib", "/usr/lib")
 
 
+def find_library(name: str, search: Sequence[str] = ()) -> str | None:
+    """The path the loader finds the shared library ``name`` at: in ``search`` (an ELF file's
+    run path), the loader's cache, then its default folders; None if nowhere."""
+    target = next((os.path.join(d, name) for d in search
+                   if os.path.exists(os.path.join(d, name))), None)
+    target = target or _ld_cache().get(name)
+    return target or next((os.path.join(d, name) for d in _DEFAULT_LIB_DIRS
+                           if os.path.exists(os.path.join(d, name))), None)
+
+
 def shared_libraries(paths: Sequence[str], provided: Collection[str] = ()) -> list[str]:
     """Every shared library the ELF files ``paths`` load (the loader included), by the paths
     the loader finds them at, read from the files themselves. ``provided``: names loaded
@@ -114,11 +124,7 @@ def shared_libraries(paths: Sequence[str], provided: Collection[str] = ()) -> li
         for name in needed:
             if name in provided:
                 continue
-            target = next((os.path.join(d, name) for d in search
-                           if os.path.exists(os.path.join(d, name))), None)
-            target = target or _ld_cache().get(name)
-            target = target or next((os.path.join(d, name) for d in _DEFAULT_LIB_DIRS
-                                     if os.path.exists(os.path.join(d, name))), None)
+            target = find_library(name, search)
             if target is None:
                 log.warning("%s needs %s, which is not found: it may not load in the sandbox",
                             path, name)

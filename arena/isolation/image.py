@@ -29,7 +29,7 @@ import sysconfig
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from arena.isolation.elf import is_elf, shared_libraries
+from arena.isolation.elf import find_library, is_elf, shared_libraries
 from arena.isolation.packages import (
     DEFAULT_PACKAGES,
     Package,
@@ -59,6 +59,15 @@ _PACKAGE_SKIP_SUFFIXES = (".pyi", ".pxd", ".pyx", ".h", ".c", ".a")
 _SO = re.compile(r"\.so(\.\d+)*$")
 #: The top-level links of a merged-/usr system (``/lib -> usr/lib``) the loader's paths go through.
 _TOP_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+#: Libraries every image holds besides the interpreter's, for bots that are programs: the C
+#: compiler's runtime (stack unwinding), which a Rust program's standard library and C++
+#: programs load (125 KiB here; docs/security.md, "Bots that are programs").
+_PROGRAM_LIBRARIES = ("libgcc_s.so.1",)
+
+
+def _program_libraries() -> list[str]:
+    """The host's paths of :data:`_PROGRAM_LIBRARIES` (those it has)."""
+    return [p for p in map(find_library, _PROGRAM_LIBRARIES) if p is not None]
 
 
 @dataclass
@@ -206,11 +215,13 @@ def image_spec(packages: tuple[str, ...], lib: str, lib_in_box: str,
             provided.add(os.path.basename(path))  # loaded by its runtime (libjvm.so)
         for tree in runtime.trees:
             spec.add_tree(tree, tree)
-    elves = [s for s in elves if is_elf(s)]
+    elves = [s for s in elves if is_elf(s)] + _program_libraries()
     sites = tuple(p.site + "/" for p in spec.packages)
     for library in shared_libraries(elves, provided):
         if not library.startswith(sites):  # a package's own libraries are in the image already
             spec.add_file(library)
+    for library in _program_libraries():
+        spec.add_file(library)
     if os.path.isfile("/etc/ld.so.cache"):
         spec.add_file("/etc/ld.so.cache")
     spec.dirs.update({"/tmp", "/dev", "/etc", "/arena/bot", IMAGE_PACKAGES})
@@ -229,8 +240,9 @@ def _interpreter_libraries() -> frozenset[str]:
     if os.path.isdir(dynload):
         elves += [os.path.join(dynload, n) for n in os.listdir(dynload)
                   if _SO.search(n) and not _DYNLOAD_SKIP.match(n)]
-    return frozenset(os.path.realpath(p) for p in shared_libraries([e for e in elves
-                                                                    if is_elf(e)]))
+    elves = [e for e in elves if is_elf(e)] + _program_libraries()
+    return frozenset(os.path.realpath(p) for p in [*shared_libraries(elves),
+                                                   *_program_libraries()])
 
 
 def missing_libraries(program: str, inside: str) -> list[str]:

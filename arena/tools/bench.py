@@ -9,7 +9,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from arena.bots import BotSpec
@@ -19,7 +19,7 @@ from arena.pool import BotPool
 from engine import FastGame, new_game
 
 __all__ = ["PLAYER_COUNTS", "api_games_per_s", "playout_games_per_s", "best_rate",
-           "arena_overhead", "fanout_round_trip_us", "pipe_round_trip_us"]
+           "arena_overhead", "fanout_round_trip_us", "language_costs", "pipe_round_trip_us"]
 
 PLAYER_COUNTS = (2, 3, 4, 5)
 
@@ -122,23 +122,25 @@ def _bare_turns(seeds: range, players: int) -> tuple[float, int]:
 
 def _start_ms(pool: BotPool, spec: BotSpec, repeats: int) -> dict[str, float]:
     """Milliseconds to boot one sandboxed runner until it says hello (``boot``, done ahead of
-    need) and to load a bot into a booted one (``load``, what a game waits for), best of
-    ``repeats``."""
+    need) and to load a bot into a booted one (``load``, what a game waits for: a Python
+    bot's import, a program's start), best of ``repeats``."""
     from functools import partial
 
+    from arena.botfiles import read_bot
     from arena.runtime.job import Stage
     from arena.runtime.protocol import encode_load
 
     boot = load = float("inf")
-    files = ((spec.path.name, spec.path.read_bytes()),)
+    bot = read_bot(spec.path)
+    files, entry, folder = bot.files, bot.entry, bot.kind == "folder"
     for _ in range(repeats):
         start = time.perf_counter()
         proc = pool.hub.start(pool.sandbox, 10.0)
         pool.hub.wait([proc.job])
         boot = min(boot, time.perf_counter() - start)
         start = time.perf_counter()
-        pool.hub.exchange([proc.request(partial(encode_load, entry=spec.path.name, files=files,
-                                                folder=False, seed=1), 10.0, stage=Stage.LOAD)])
+        pool.hub.exchange([proc.request(partial(encode_load, entry=entry, files=files,
+                                                folder=folder, seed=1), 10.0, stage=Stage.LOAD)])
         load = min(load, time.perf_counter() - start)
         pool.hub.kill(proc)
     return {"boot": boot * 1e3, "load": load * 1e3}
@@ -240,3 +242,40 @@ def arena_overhead(*, games: int = 20, repeats: int = 5, players: int = 4,
             "arena_turn_overhead_us": arena_us - bare_us, "bot_start_ms": start_ms["boot"],
             "bot_load_ms": start_ms["load"], "bot_load_numpy_ms": numpy_ms["load"],
             "game_ms": best_game * 1e3}
+
+
+def language_costs(bots: Sequence[tuple[str, Path]], *, games: int = 4, repeats: int = 3,
+                   sandbox: SandboxMode = SandboxMode.AUTO) -> dict[str, dict[str, float]]:
+    """What a bot's language costs it, for each ``(name, path)`` of ``bots`` (any kind: a
+    ``.py`` file, a folder, a program's folder) next to a trivial Python bot (``python``):
+    ``start_ms``, loading it into a booted sandbox (a Python bot's import, a program's start:
+    what each game waits for, a fresh process per game), and ``request_us``, the mean wall
+    time of its requests (picks, and the game's start and end) in two-player games against
+    itself, the bot's own thinking included (best of ``repeats``)."""
+    from arena.bots import bot_stem
+
+    out: dict[str, dict[str, float]] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        trivial = Path(folder) / "trivial.py"
+        trivial.write_text(_TRIVIAL_BOT)
+        trivial.chmod(0o644)
+        Path(folder).chmod(0o755)
+        with BotPool(ArenaOptions(sandbox=sandbox)) as pool:
+            for name, path in [("python", trivial), *bots]:
+                stem = bot_stem(path)
+                specs = [BotSpec(f"{stem}{i}", path) for i in range(2)]
+                pool.play(specs, seed=0)  # warms the sandboxes up
+                best = float("inf")
+                for _ in range(repeats):
+                    wall = requests = 0.0
+                    for seed in range(1, games + 1):
+                        result = pool.play(specs, seed)
+                        if result.faults:
+                            raise RuntimeError(f"{name}: {result.faults[0].kind}: "
+                                               f"{result.faults[0].detail}")
+                        wall += sum(t.wall for t in result.timing)
+                        requests += sum(t.requests for t in result.timing)
+                    best = min(best, wall / max(requests, 1))
+                start = _start_ms(pool, specs[0], repeats)["load"]
+                out[name] = {"start_ms": start, "request_us": best * 1e6}
+    return out

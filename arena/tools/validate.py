@@ -3,6 +3,8 @@ play short games, and explain every problem in plain words."""
 
 from __future__ import annotations
 
+import os
+import re
 import tempfile
 import textwrap
 from dataclasses import dataclass, replace
@@ -45,24 +47,63 @@ _ADVICE: dict[FaultKind, str] = {
                 "and files you opened.",
 }
 
+#: The same for a bot that is a program (``bot.json``; docs/bots.md, "Any language").
+_PROGRAM_ADVICE: dict[FaultKind, str] = {
+    FaultKind.START: "bot.json must name a program of the bot's folder that starts in the "
+                     "sandbox (a 64-bit Linux executable).",
+    FaultKind.TIMEOUT: "Answer every pick with one line on stdout within obs.time_limit "
+                       "seconds (--move-time), and flush it.",
+    FaultKind.CRASH: "bot.json's program exited or was killed mid-game (its exit status "
+                     "below; what it wrote on stderr is in its log).",
+    FaultKind.ILLEGAL: _ADVICE[FaultKind.ILLEGAL].replace("pick must return",
+                                                          "Each answer must pick"),
+    FaultKind.PROTOCOL: "bot.json's program must write on stdout only its answers to picks, "
+                        'one line each: {"pick": "CARD"} or {"pick": ["CARD", "CARD"]}; '
+                        "anything else goes on stderr (its log).",
+}
+#: What the relay says of a program's stdout (:mod:`arena.inside.program`), in a fault.
+_PROGRAM_STDOUT = re.compile(r"program stdout( before a pick)?: (.*)$")
 
-def explain(kind: str, faults: list[tuple[int, Fault]]) -> str:
+
+def _program_detail(detail: str) -> str:
+    """A program bot's protocol fault said with the line it wrote and what was expected."""
+    said = _PROGRAM_STDOUT.search(detail)
+    if said is None:
+        return detail
+    early, line = said.groups()
+    if line.startswith("a line longer than"):
+        from arena.inside.program import MAX_LINE
+
+        return (f"bot.json's program wrote a line longer than {MAX_LINE} bytes on stdout (a "
+                "pick's answer is one short line)")
+    if early:
+        return (f"bot.json's program wrote {line} on stdout when no pick was asked (only "
+                "answers to picks go on stdout)")
+    return (f"bot.json's program wrote {line} on stdout where a pick was expected: "
+            '{"pick": ...} expected')
+
+
+def explain(kind: str, faults: list[tuple[int, Fault]], *, program: bool = False) -> str:
     """A plain explanation of the faults of one kind (game number, fault), with examples and
-    the bot's traceback tail when it raised."""
-    lines = [f"{kind}: {len(faults)} time(s). " + _ADVICE[FaultKind(kind)]]
-    lines = textwrap.wrap(lines[0], WIDTH, subsequent_indent="  ")
+    the bot's traceback tail when it raised; ``program``: of a bot that is a program, its
+    protocol faults said with the line it wrote."""
+    advice = (_PROGRAM_ADVICE if program else _ADVICE)[FaultKind(kind)]
+    lines = textwrap.wrap(f"{kind}: {len(faults)} time(s). {advice}", WIDTH,
+                          subsequent_indent="  ")
     for game, fault in faults[:EXAMPLES]:
         where = "while loading" if kind == "start" else \
             f"game {game}, round {fault.round}, turn {fault.turn}"
-        lines += textwrap.wrap(f"- {where}: {safe_text(fault.detail)}", WIDTH, initial_indent="  ",
-                               subsequent_indent="    ")
+        detail = _program_detail(fault.detail) if program else fault.detail
+        lines += textwrap.wrap(f"- {where}: {safe_text(detail)}", WIDTH, initial_indent="  ",
+                               subsequent_indent="    ", break_on_hyphens=False)
     if len(faults) > EXAMPLES:
         lines.append(f"  - and {len(faults) - EXAMPLES} more like these")
     traceback = next((f.traceback for _, f in faults if f.traceback.strip()), "")
     if traceback:
         # Escaped first: then only "\n" splits lines (splitlines also splits at \r, \f, ...).
         shown = safe_text(traceback.strip(), multiline=True)
-        lines.append("  The bot's traceback (the first time):")
+        lines.append("  How the program ended (the first time):" if program
+                     else "  The bot's traceback (the first time):")
         lines += ["    | " + line for line in shown.split("\n")[-TRACEBACK_LINES:]]
     return "\n".join(lines)
 
@@ -121,6 +162,16 @@ def size_check(spec: BotSpec, limits: BotLimits, *, defaults: bool = True
     return True, f"Size: {shown}, {'near' if near else 'within'} {which}."
 
 
+def _is_program(path: Path) -> bool:
+    """Whether the bot at ``path`` is a program (a folder with bot.json and no bot.py)."""
+    from arena.programs import PROGRAM_ENTRY, folder_entry
+
+    try:
+        return path.is_dir() and folder_entry(os.listdir(path)) == PROGRAM_ENTRY
+    except OSError:
+        return False
+
+
 @dataclass(frozen=True)
 class Validation:
     """What validating a bot found: whether it passed, and the report for its author."""
@@ -167,10 +218,11 @@ def validation_report(spec: BotSpec, options: ArenaOptions, *,
         return Validation(True, "\n".join(lines))
     if faults:
         lines.append(f"\n{len(faults)} problem(s) found.")
+    program = _is_program(spec.path)
     for kind in FAULT_KINDS:
         same = [(game, f) for game, f in faults if f.kind == kind]
         if same:
-            lines.append(explain(kind, same))
+            lines.append(explain(kind, same, program=program))
     if not fits:
         lines.append(f"Not OK: {name} is over the limits on a bot's size (above).")
     return Validation(False, "\n".join(lines))

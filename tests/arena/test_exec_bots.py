@@ -387,7 +387,27 @@ def test_validate_and_a_sandboxed_tournament(tmp_path: Path, programs: dict[str,
 def test_validate_explains_a_protocol_break(tmp_path: Path, programs: dict[str, Path]) -> None:
     done = _arena("validate", str(programs["garbage"]), "--sandbox", "bwrap", cwd=tmp_path)
     assert done.returncode != 0
-    assert "program stdout: 'hello" in done.stdout, done.stdout
+    said = " ".join(done.stdout.split())
+    assert ("- game 1, round 1, turn 2: bot.json's program wrote 'hello there' on stdout where "
+            'a pick was expected: {"pick": ...} expected') in said, done.stdout
+    assert ("protocol: 9 time(s). bot.json's program must write on stdout only its answers to "
+            'picks, one line each: {"pick": "CARD"}') in said
+
+
+@pytest.mark.parametrize(("bot", "said"), [
+    ("longline", "- game 1, round 1, turn 2: bot.json's program wrote a line longer than 65536 "
+                 "bytes on stdout (a pick's answer is one short line)"),
+    ("quitter", "crash: 9 time(s). bot.json's program exited or was killed mid-game (its exit "
+                "status below; what it wrote on stderr is in its log). - game 1, round 1, turn 3: "
+                "exited with code 3"),
+])
+def test_validate_explains_what_a_program_did(programs: dict[str, Path], bot: str,
+                                              said: str) -> None:
+    from arena.tools.validate import validation_report
+
+    validation = validation_report(spec(bot, programs[bot]), options())
+    assert not validation.ok
+    assert said in " ".join(validation.report.split()), validation.report
 
 
 def test_a_program_needing_a_library_the_sandbox_lacks_is_refused(tmp_path: Path) -> None:
@@ -477,3 +497,12 @@ def test_as_an_ordinary_user(programs: dict[str, Path]) -> None:
         assert [f for f in played["faults"] if f["seat"] != 0] == []
         assert {f["kind"] for f in played["faults"]} == kinds_expected, played["faults"]
     assert run.leftovers == []
+
+
+def test_bench_measures_a_program_next_to_a_python_bot(programs: dict[str, Path]) -> None:
+    from arena import SandboxMode, language_costs
+
+    costs = language_costs([("C: cfirst", programs["cfirst"])], games=1, repeats=1,
+                           sandbox=SandboxMode.BWRAP)
+    assert list(costs) == ["python", "C: cfirst"]
+    assert all(c["start_ms"] > 0 and c["request_us"] > 0 for c in costs.values()), costs
