@@ -57,7 +57,7 @@ class BatchGame:
                              f"{(ROUNDS, self.seats, self.size, self.batch)}")
         if self.dummy and first_controller is None:
             raise ValueError("the two-player-dummy variant needs first_controller")
-        self.deals = deals
+        self.deals = deals = xp.ascontiguousarray(deals)
         self.first = first_controller
         #: each round's hands as counts, [ROUNDS, K, players, batch]
         self.dealt = xp.zeros((ROUNDS, N_KINDS, self.players, self.batch), dtype=xp.int8)
