@@ -13,7 +13,7 @@ from typing import Any
 
 from engine.batch.game import N_KINDS, PUDDING, BatchGame
 from engine.cards import DECK_COUNTS, SOY_SAUCE_COUNT, Card
-from engine.encoding import MAX_SEATS, N_ACTIONS, OBSERVATION_SIZE, SCALES, SEAT_BLOCK
+from engine.encoding import N_ACTIONS, OBSERVATION_SIZE, SCALES, SEAT_BLOCK
 from engine.variants import Variant
 
 __all__ = ["batch_features", "batch_masks", "batch_observations"]
@@ -54,27 +54,22 @@ def batch_features(game: BatchGame) -> Array:
     blocks[:, :, 16] = (game.puddings + game.tableaux[PUDDING]).T
     blocks[:, :, 17] = game.scores.T
     blocks[:, :, 18] = held.sum(axis=2, dtype=xp.uint8)
-    known = xp.concatenate([blocks, xp.ones((batch, players, 1), dtype=xp.uint8), held],
-                           axis=2)[:, :, :SEAT_BLOCK]  # the same with its hand known
+    known = blocks.copy()                                          # the same, hand known
     known[:, :, 19] = 1
     known[:, :, 20:] = held
-    zeros = SEAT_BLOCK * (MAX_SEATS - players)
-    if zeros:
-        out[:, :, OBSERVATION_SIZE - zeros:] = 0
+    both = xp.stack([blocks, known], axis=1).reshape(batch, 2 * players, SEAT_BLOCK)
+    # block k of seat s: seat (s + k * direction) % players, its hand known if s held it
+    pick = [[(1 if k == 0 or k < turn else 0) * players + (s + k * direction) % players
+             for k in range(players)] for s in range(players)]
+    out[:, :, _SEATS:_SEATS + players * SEAT_BLOCK] = both[:, xp.asarray(pick)].reshape(
+        batch, players, players * SEAT_BLOCK)
+    out[:, :, _SEATS + players * SEAT_BLOCK:] = 0
+    out[:, :, _HAND:_UNSEEN] = held
     for seat in range(players):
-        row = out[:, seat]
-        row[:, _HAND:_UNSEEN] = held[:, seat]
         unseen = left - held[:, seat]
-        for k in range(players):
-            other = (seat + k * direction) % players
-            base = _SEATS + k * SEAT_BLOCK
-            if k == 0 or k < turn:     # hands this seat has held this round
-                row[:, base:base + SEAT_BLOCK] = known[:, other]
-                if k:
-                    unseen = unseen - held[:, other]
-            else:
-                row[:, base:base + SEAT_BLOCK] = blocks[:, other]
-        row[:, _UNSEEN:_SEATS] = unseen
+        for k in range(1, min(turn, players)):
+            unseen = unseen - held[:, (seat + k * direction) % players]
+        out[:, seat, _UNSEEN:_SEATS] = unseen
     return out
 
 
@@ -82,7 +77,9 @@ def batch_observations(game: BatchGame) -> Array:
     """float32 ``[batch, players, OBSERVATION_SIZE]``: ``engine.encoding.encode_array`` of
     every seat's observation now."""
     xp = game.xp
-    return batch_features(game) * xp.asarray(SCALES, dtype=xp.float32)
+    vectors = batch_features(game).astype(xp.float32)   # a plain cast, then a float product:
+    vectors *= xp.asarray(SCALES, dtype=xp.float32)      # far faster than uint8 * float32
+    return vectors
 
 
 def batch_masks(game: BatchGame) -> Array:
