@@ -77,9 +77,10 @@ class BatchVectorEnv:
         pair = by_seat - N_CARDS
         first = xp.where(by_seat < N_CARDS, by_seat, pair // N_CARDS)
         second = xp.where(by_seat < N_CARDS, -1, pair % N_CARDS)
-        instead = random_picks(game, self.rng, chopsticks=0.0).first    # legal single cards
-        first = xp.where(legal, first, instead).astype(xp.int8)
-        second = xp.where(legal, second, -1).astype(xp.int8)
+        if not bool(legal.all()):    # a random legal single card instead
+            first = xp.where(legal, first, random_picks(game, self.rng, chopsticks=0.0).first)
+            second = xp.where(legal, second, -1)
+        first, second = first.astype(xp.int8), second.astype(xp.int8)
         game.step(first, second)
         illegal = self._rows(~legal)
         rewards = -self.illegal_penalty * illegal.astype(xp.float32)
