@@ -71,6 +71,7 @@ class _Question:
     obs: Observation
     asked: Asked
     job: Job[BotProcess] | None = None
+    message: dict[str, object] | None = None    #: the OBS sent (a fault's record keeps it)
 
 
 def run_game(host: Host, bots: Sequence[Bot], seed: int, variant: Sequence[Variant],
@@ -202,13 +203,14 @@ class Game:
             if proc is None or not self.policy.may_ask(q.seat):
                 picks[q.target] = self.policy.substitute(q.asked.legal)
                 continue
-            message = observation_message(q.obs, public)
+            q.message = message = observation_message(q.obs, public)
             q.job = proc.request(partial(encode_pick, obs=message), self.budget.pick)
         self.hub.exchange([q.job for q in questions if q.job is not None])
         lost = []
         for q in questions:
             if q.job is not None:
-                verdict = self._judge(self.seats[q.seat], q.asked, q.job.outcome, timed=q.job)
+                verdict = self._judge(self.seats[q.seat], q.asked, q.job.outcome, timed=q.job,
+                                      obs=q.message)
                 if isinstance(verdict, Answered):
                     picks[q.target] = verdict.pick
                 elif isinstance(verdict, Lost):
@@ -243,12 +245,13 @@ class Game:
 
     # ------------------------------------------------------------------ faults
     def _judge(self, seat: Seat, asked: Asked, outcome: Outcome | None, *,
-               timed: Job[BotProcess] | None = None, when: tuple[int, int] | None = None
-               ) -> Answered | Faulted | Lost:
+               timed: Job[BotProcess] | None = None, when: tuple[int, int] | None = None,
+               obs: dict[str, object] | None = None) -> Answered | Faulted | Lost:
         """Classify what happened to a request of ``seat``'s; a fault is recorded (and costs
         the seat its process when the policy says so). A process the host lost is retired
         and the verdict is :class:`Lost`: the caller asks again in a fresh one (a few times
-        a game at most; after that it is the fault the bot's own death would be)."""
+        a game at most; after that it is the fault the bot's own death would be). ``obs``:
+        the observation a pick answered (kept with its fault)."""
         if timed is not None:
             seat.timed(timed)
         assert outcome is not None
@@ -262,12 +265,14 @@ class Game:
             verdict = Faulted(kind, f"its process was lost with the arena's zygote "
                                     f"{HOST_LOSSES + 1} times in this game")
         if isinstance(verdict, Faulted):
-            self._fault(seat, verdict, when)
+            self._fault(seat, verdict, when, obs)
         return verdict
 
-    def _fault(self, seat: Seat, fault: Faulted, when: tuple[int, int] | None) -> None:
+    def _fault(self, seat: Seat, fault: Faulted, when: tuple[int, int] | None,
+               obs: dict[str, object] | None = None) -> None:
         round_, turn = when or (self.state.round, self.state.turn)
-        self.policy.fault(seat.index, round_, turn, fault.kind, fault.detail, fault.traceback)
+        self.policy.fault(seat.index, round_, turn, fault.kind, fault.detail, fault.traceback,
+                          obs=None if fault.kind is FaultKind.START else obs)
         if when is not None:  # after the game: nothing more to ask, nothing to retire
             return
         if fault.traceback.strip():  # where a bot author looks first: the bot's own log
