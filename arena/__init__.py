@@ -41,6 +41,7 @@ _EXPORTS = {
     "arena.bots": "ARCHIVES BotLoadError BotSpec bot_stem missing_bot_hint resolve_bots",
     "arena.botfiles": "ARCHIVE_SUFFIXES BotFiles BotFilesError BotLimits read_archive read_bot "
                       "write_tree",
+    "arena.game.again": "Retry again_command describe_obs",
     "arena.game.faults": "FAULT_KINDS MAX_FAULTS Fault FaultKind",
     "arena.game.result": "GameResult SeatTiming TurnReport",
     "arena.isolation.bwrap": "SandboxUnavailable",

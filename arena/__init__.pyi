@@ -14,6 +14,9 @@ from arena.bots import BotSpec as BotSpec
 from arena.bots import bot_stem as bot_stem
 from arena.bots import missing_bot_hint as missing_bot_hint
 from arena.bots import resolve_bots as resolve_bots
+from arena.game.again import Retry as Retry
+from arena.game.again import again_command as again_command
+from arena.game.again import describe_obs as describe_obs
 from arena.game.faults import FAULT_KINDS as FAULT_KINDS
 from arena.game.faults import MAX_FAULTS as MAX_FAULTS
 from arena.game.faults import Fault as Fault
@@ -89,18 +92,21 @@ __all__ = [
     "Package",
     "PackageError",
     "Protections",
+    "Retry",
     "SandboxMode",
     "SandboxUnavailable",
     "SeatTiming",
     "SetBy",
     "TurnReport",
     "Validation",
+    "again_command",
     "api_games_per_s",
     "arena_overhead",
     "best_rate",
     "bot_stem",
     "check_name",
     "check_sandbox",
+    "describe_obs",
     "doctor_report",
     "dropped_bytes",
     "fanout_round_trip_us",

@@ -21,7 +21,7 @@ from typing import Protocol
 from arena.botfiles import BotFiles
 from arena.game.budget import Budget
 from arena.game.classify import Answered, Asked, Faulted, Lost, classify
-from arena.game.faults import FaultKind, FaultPolicy
+from arena.game.faults import MAX_FAULTS, FaultKind, FaultPolicy
 from arena.game.result import GameResult, TurnReport
 from arena.game.seats import Bot, Seat, derive_seed
 from arena.runtime.hub import Hub
@@ -34,7 +34,16 @@ from arena.runtime.protocol import (
     encode_pick,
     observation_message,
 )
-from engine import DUMMY_SEAT, ROUNDS, Observation, Pick, Variant, new_game, to_record
+from engine import (
+    DUMMY_SEAT,
+    ROUNDS,
+    GameState,
+    Observation,
+    Pick,
+    Variant,
+    new_game,
+    to_record,
+)
 
 __all__ = ["HOST_LOSSES", "Host", "run_game"]
 
@@ -89,13 +98,17 @@ class Game:
     """One game's state, its seats and its faults, from the deal to the record."""
 
     def __init__(self, host: Host, bots: Sequence[Bot], seed: int, variant: Sequence[Variant],
-                 on_turn: Callable[[TurnReport], None] | None) -> None:
+                 on_turn: Callable[[TurnReport], None] | None, *,
+                 state: GameState | None = None, max_faults: int = MAX_FAULTS) -> None:
+        """``state``: where the game starts (default: ``seed``'s deal, before the first
+        pick); ``max_faults``: a seat's faults in a game before it is no longer asked."""
         self.host = host
         self.seats = [Seat(bot, i) for i, bot in enumerate(bots)]
         self.seed = seed
         self.on_turn = on_turn
-        self.state = new_game([b.name for b in bots], seed, variant)
-        self.policy = FaultPolicy(seed, self.state.rules.seats)
+        self.state = state if state is not None else new_game([b.name for b in bots], seed,
+                                                              variant)
+        self.policy = FaultPolicy(seed, self.state.rules.seats, max_faults=max_faults)
         self.budget = host.budget
         self.hub = host.hub
         #: Processes of each seat the host lost (asked again, at no cost, up to HOST_LOSSES).
