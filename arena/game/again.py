@@ -56,10 +56,13 @@ def describe_obs(obs: Mapping[str, object]) -> list[str]:
 
 
 def again_command(record: str, seat: int, bot: str | None = None, *,
-                  turn: tuple[int, int] | None = None) -> str:
+                  turn: tuple[int, int] | None = None, run_seed: int | None = None) -> str:
     """The command that asks a seat's bot again at its fault: ``arena play --from RECORD
-    --seat N [BOT]`` (``turn``: ``--turn R.T``, another pick than the seat's first fault)."""
+    --seat N [BOT]`` (``turn``: ``--turn R.T``, another pick than the seat's first fault;
+    ``run_seed``: the tournament's seed, only where the bot's author may know it)."""
     words = ["arena", "play", "--from", record, "--seat", str(seat)]
+    if run_seed is not None:
+        words += ["--run-seed", str(run_seed)]
     if turn is not None:
         words += ["--turn", f"{turn[0]}.{turn[1]}"]
     if bot is not None:
