@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from arena import log_path
+from arena import again_command, describe_obs, log_path
 from serve.accounts import Who
 from serve.errors import Refused
 from tournaments import FINAL_DIR, LeagueStore, is_league
@@ -84,15 +84,32 @@ def _tail(path: Path | None) -> dict[str, object]:
 
 
 def _faults(directory: Path, name: str, where: str) -> list[dict[str, object]]:
+    """The bot's faults in the league (or final) in ``directory``, oldest first. A fault on
+    a pick has its observation (``obs``, and ``observation``: the same in a few lines); the
+    latest of each kind also has its game's ``record`` and the command that asks the bot
+    again there (``again``)."""
     with LeagueStore.open(directory) as store:
         versions = {e.id: e.version for e in store.entries.all() if e.name == name}
-        found = []
+        found: list[dict[str, object]] = []
+        latest: dict[str, tuple[int, int, int]] = {}  # kind: (index in found, game, seat)
         for game in store.games():
             for fault in game.faults:
                 if fault.seat < len(game.seats) and game.seats[fault.seat] in versions:
-                    found.append({"league": where, "game": game.index + 1,
-                                  "version": versions[game.seats[fault.seat]],
-                                  **fault.to_json()})
+                    entry: dict[str, object] = {
+                        "league": where, "game": game.index + 1,
+                        "version": versions[game.seats[fault.seat]], **fault.to_json()}
+                    if fault.obs is not None:
+                        entry["observation"] = describe_obs(fault.obs)
+                        latest[fault.kind] = (len(found), game.index, fault.seat)
+                    found.append(entry)
+        records = dict(store.records({g for _, g, _ in latest.values()})) if latest else {}
+    for at, game_index, seat in latest.values():
+        entry, record = found[at], records.get(game_index)
+        if record is None:
+            continue
+        entry["record"] = record.to_json()
+        entry["again"] = again_command(f"{where}-game-{game_index + 1:06d}.json",
+                                       seat, f"{name}.py")
     return found
 
 
