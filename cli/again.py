@@ -119,7 +119,12 @@ def play_again(source: Path, seat: int | None, turn: str | None, bots: list[str]
     if retry.fault is not None:
         typer.echo("\n" + safe_text(f"Its answer: {retry.fault.kind} fault: "
                                     f"{retry.fault.detail}"))
-        for line in retry.fault.traceback.rstrip().splitlines():
+        frames = retry.fault.traceback.rstrip().splitlines()
+        if frames and frames[0].startswith("Traceback"):
+            frames = frames[1:]     # its frames, as its log has them, under a header of ours
+        if frames:
+            typer.echo("Where it raised (the most recent call last):")
+        for line in frames:
             typer.echo("  " + safe_text(line))
         if kept:
             assert fault is not None

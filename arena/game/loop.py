@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Protocol
 
@@ -45,7 +45,10 @@ from engine import (
     to_record,
 )
 
-__all__ = ["HOST_LOSSES", "Host", "run_game"]
+__all__ = ["BOT_DIR", "HOST_LOSSES", "Host", "run_game"]
+
+#: Where the sandbox shows a bot its files (``__file__``'s folder; tracebacks name it).
+BOT_DIR = "/arena/bot"
 
 #: Times a seat's process may die with the arena's zygote in one game before that, too, is
 #: the fault its own death would be (the zygote is one per pool and not restarted, so a game
@@ -281,8 +284,21 @@ class Game:
             self._fault(seat, verdict, when, obs)
         return verdict
 
+    def _author_paths(self, seat: Seat, text: str) -> str:
+        """``text`` (a traceback) with the sandbox's paths of the bot's files named as its
+        author knows them: a file bot's as ``NAME.py`` (a stored copy may be named by its
+        hash), a folder bot's files by their paths in the folder."""
+        if BOT_DIR not in text:
+            return text
+        files = self.host.files(seat.bot)
+        if not isinstance(files, str) and files.kind == "file":
+            text = text.replace(f'"{BOT_DIR}/{files.entry}"', f'"{seat.bot.name}.py"')
+        return text.replace(f'"{BOT_DIR}/', '"')
+
     def _fault(self, seat: Seat, fault: Faulted, when: tuple[int, int] | None,
                obs: dict[str, object] | None = None) -> None:
+        if fault.traceback:
+            fault = replace(fault, traceback=self._author_paths(seat, fault.traceback))
         round_, turn = when or (self.state.round, self.state.turn)
         self.policy.fault(seat.index, round_, turn, fault.kind, fault.detail, fault.traceback,
                           obs=None if fault.kind is FaultKind.START else obs)

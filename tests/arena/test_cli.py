@@ -71,6 +71,10 @@ def test_validate_explains_an_exception_with_the_bots_traceback() -> None:
     out = result.output
     assert "line 5, in helper" in out and "return helper(0)" in out
     assert "sushi_runner" not in out
+    assert 'File "raises.py", line 5, in helper' in out      # its own file's name
+    # The observation of its first fault, compactly.
+    assert "What it was answering at its first crash fault (game 1, round 1, turn 1):\n" \
+        "  round 1, turn 1, seat 0\n  hand: " in out
 
 
 def test_validate_explains_an_illegal_value_and_a_syntax_error(tmp_path: Path) -> None:
