@@ -48,7 +48,7 @@ _EXPORTS = {
     "arena.isolation.packages": "DEFAULT_PACKAGES Package PackageError resolve_packages",
     "arena.isolation.modes": "FileView SandboxMode",
     "arena.isolation.probe": "Protections protections",
-    "arena.logs": "LOG_FILES LOG_MAX_BYTES dropped_bytes log_path printed_lines "
+    "arena.logs": "LOG_FILES LOG_MAX_BYTES dropped_bytes game_lines log_path printed_lines "
                   "rotating_handler set_log_rotation setup_logging",
     "arena.runtime.slots": "CoreSlots LocalSlots usable_cores",
     "arena.textsafe": "check_name safe_bytes safe_text",

@@ -36,6 +36,7 @@ from arena.isolation.probe import protections as protections
 from arena.logs import LOG_FILES as LOG_FILES
 from arena.logs import LOG_MAX_BYTES as LOG_MAX_BYTES
 from arena.logs import dropped_bytes as dropped_bytes
+from arena.logs import game_lines as game_lines
 from arena.logs import log_path as log_path
 from arena.logs import printed_lines as printed_lines
 from arena.logs import rotating_handler as rotating_handler
@@ -110,6 +111,7 @@ __all__ = [
     "doctor_report",
     "dropped_bytes",
     "fanout_round_trip_us",
+    "game_lines",
     "log_path",
     "missing_bot_hint",
     "pipe_round_trip_us",

@@ -178,8 +178,7 @@ class BotPool:
             if not proc.warm:
                 self.hub.wait([proc.job])
             if proc.warm and proc.alive:
-                proc.serve(bot.name, BotLog(log_path(self.options.log_dir, bot.name),
-                                            header=f"{bot.name}: new process ({bot.path})"))
+                proc.serve(bot.name, BotLog(log_path(self.options.log_dir, bot.name)))
                 return proc
             ended = proc.death or Refused("the sandbox did not start")
             self.hub.kill(proc, ended)

@@ -19,6 +19,8 @@ from arena import (
     SetBy,
     again_command,
     describe_obs,
+    game_lines,
+    log_path,
     protections,
     safe_text,
     setup_logging,
@@ -219,8 +221,10 @@ def _run(prepared: PreparedTournament, *, records: bool, dry_run: bool, yes: boo
                " every fault's details: arena publish (bot pages)")
 
 
-#: Faults the end-of-run summary shows in full (each bot's first of each kind).
+#: Faults the end-of-run summary shows in full (each bot's first of each kind), and the lines
+#: of the bot's log in that game shown with each.
 SHOWN_FAULTS = 5
+LOG_LINES = 8
 
 
 def _fault_summary(prepared: PreparedTournament, store: TournamentStore, *,
@@ -229,8 +233,10 @@ def _fault_summary(prepared: PreparedTournament, store: TournamentStore, *,
     its observation and the command that asks the bot again there (``arena play --from``)."""
     bots = prepared.settings.bots
     firsts: dict[tuple[int, str], tuple[int, RecordFault]] = {}
+    seeds: dict[int, int] = {}
     counts: dict[int, int] = {}
     for game in store.games():
+        seeds[game.index] = game.seed
         for fault in game.faults:
             if fault.seat >= len(game.seats):   # the dummy's seat: never a bot's fault
                 continue
@@ -248,6 +254,13 @@ def _fault_summary(prepared: PreparedTournament, store: TournamentStore, *,
         if fault.obs is None:
             continue
         lines += ["    " + safe_text(line) for line in describe_obs(fault.obs)]
+        logs = prepared.settings.options.log_dir
+        printed = game_lines(log_path(logs, bots[bot].name), seeds[index], fault.seat,
+                             LOG_LINES, until=(fault.round, fault.turn))
+        if printed:
+            lines.append(f"    its log in that game, up to the fault (the last {len(printed)} "
+                         "lines):")
+            lines += [f"      | {line}" for line in printed]
         record = prepared.out / "games" / f"game-{index + 1:06d}.json"
         command = again_command(str(record), fault.seat, str(bots[bot].path),
                                 run_seed=prepared.settings.seed)

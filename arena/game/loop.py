@@ -176,6 +176,7 @@ class Game:
                 self._judge(seat, Asked("boot"), proc)
                 continue
             seat.proc = proc
+            self._where(proc, seat, "start")
             seat.random_seed = derive_seed(self.host.secret, self.seed, seat.index,
                                            seat.restarts)
             loads.append((seat, proc.request(
@@ -196,6 +197,7 @@ class Game:
             seat.loaded(seat.proc)
             obs = self.state.observation(seat.index, time_limit=self.budget.move_time)
             message = observation_message(obs, obs_public)
+            self._where(seat.proc, seat, f"r{self.state.round}t{self.state.turn}")
             begins.append((seat, seat.proc.request(
                 partial(encode_begin, obs=message, seed=seat.random_seed, resume=resume),
                 self.budget.pick)))
@@ -220,6 +222,7 @@ class Game:
                 picks[q.target] = self.policy.substitute(q.asked.legal)
                 continue
             q.message = message = observation_message(q.obs, public)
+            self._where(proc, self.seats[q.seat], f"r{self.state.round}t{self.state.turn}")
             q.job = proc.request(partial(encode_pick, obs=message), self.budget.pick)
         self.hub.exchange([q.job for q in questions if q.job is not None])
         lost = []
@@ -252,12 +255,18 @@ class Game:
                 "seat": seat.index, "players": list(state.names),
                 "scores": state.final_scores, "places": state.places,
                 "puddings": list(state.puddings)}
+            self._where(proc, seat, "end")
             jobs.append((seat, proc.request(partial(encode_end, result=result),
                                             self.budget.pick)))
         self.hub.exchange([job for _, job in jobs])
         for seat, job in jobs:
             self._judge(seat, Asked("end"), job.outcome, timed=job,
                         when=(ROUNDS, state.rules.hand_size + 1))
+
+    def _where(self, proc: BotProcess, seat: Seat, when: str) -> None:
+        """Mark what ``proc``'s bot prints from now as this game's (its deal's seed and the
+        seat: a tournament plays a deal in several seatings), at ``when``."""
+        proc.log.where = f"game {self.seed} seat {seat.index} {when}"
 
     # ------------------------------------------------------------------ faults
     def _judge(self, seat: Seat, asked: Asked, outcome: Outcome | None, *,
@@ -305,9 +314,14 @@ class Game:
         if when is not None:  # after the game: nothing more to ask, nothing to retire
             return
         if fault.traceback.strip():  # where a bot author looks first: the bot's own log
-            self.host.note(seat.bot, [
-                f"{fault.kind.value} fault, round {round_}, turn {turn}: {fault.detail}",
-                *fault.traceback.rstrip().splitlines()])
+            lines = [f"{fault.kind.value} fault, game {self.seed} seat {seat.index}, round "
+                     f"{round_}, turn {turn}: {fault.detail}",
+                     *fault.traceback.rstrip().splitlines()]
+            if seat.proc is not None:   # with the game's output, after what it printed
+                for line in lines:
+                    seat.proc.log.note(line)
+            else:
+                self.host.note(seat.bot, lines)
         if (fault.kind is FaultKind.START or self.policy.restarts(fault.kind)
                 or not self.policy.may_ask(seat.index)):
             seat.retire(self.hub)

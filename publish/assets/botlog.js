@@ -57,6 +57,12 @@
         const command = el("pre", f.again);
         command.className = "report";
         out.append(command);
+        if (f.log && f.log.length) {
+          out.append(el("p", "Its log in that game (the last " + f.log.length + " lines):"));
+          const lines = el("pre", f.log.join("\n"));
+          lines.className = "report";
+          out.append(lines);
+        }
       }
     } else {
       out.append(el("p", "No faults."));

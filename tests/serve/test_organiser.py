@@ -239,7 +239,17 @@ def test_a_participant_sees_their_own_faults_observation_and_how_to_reproduce_it
         play_batch(store, executor, games=2)
         records = dict(store.records())
     body = server.get("/api/bots/faulty_ann/log", headers=bearer(ann)).json()
+    last = body["faults"][-1]
+    seed, seat = records[last["game"] - 1].seed, last["seat"]
+    logs = server.folder / "logs"
+    logs.mkdir(exist_ok=True)
+    (logs / "faulty_ann.log").write_text(
+        f"[game {seed} seat {seat} r1t1] mine\n[game {seed + 1} seat {seat} r1t1] another game\n"
+        f"[game {seed} seat {seat} r3t2] mine again\n")
+    body = server.get("/api/bots/faulty_ann/log", headers=bearer(ann)).json()
     faults = body["faults"]
+    assert faults[-1]["log"] == [f"[game {seed} seat {seat} r1t1] mine",
+                                 f"[game {seed} seat {seat} r3t2] mine again"]
     assert faults and all(f["obs"]["seat"] == f["seat"] and f["obs"]["round"] == f["round"]
                           and f["obs"]["turn"] == f["turn"] for f in faults)
     last = faults[-1]

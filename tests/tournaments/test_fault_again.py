@@ -42,7 +42,7 @@ def arena(folder: Path, *args: str, code: int = 0) -> str:
                           timeout=300)
     output = done.stdout + done.stderr
     assert done.returncode == code, output[-3000:]
-    assert "Traceback" not in output
+    assert "Traceback" not in done.stderr      # the arena's own: none (the bot's are shown)
     return output
 
 
@@ -66,11 +66,27 @@ def test_a_crash_in_a_tournament_is_reproduced_by_the_command_its_summary_prints
     assert (obs["round"], obs["turn"], obs["seat"]) == (2, turn, seat) and "maki3" in obs["hand"]
     hand = re.search(r"\n    hand: (.*)\n", said)
     assert hand is not None and "maki3" in hand[1]
+    shown_log = said.split("its log in that game, up to the fault (the last ")[1].split(
+        "again: ")[0]
+    assert f"| {'[game'}" in shown_log and "--- arena: RuntimeError: a maki3 in round 2" \
+        in shown_log
     command = re.search(r"again: (arena play .*)", said)
     assert command is not None
     assert shlex.split(command[1]) == [
         "arena", "play", "--from", f"run/games/game-{game:06d}.json", "--seat", str(seat),
         "--run-seed", "3", str(tmp_path / "makicrash.py")]
+
+    # Its log: each line marked with its game (the deal's seed and its seat) and turn, each
+    # process's lines together, the crash's traceback after what it printed, naming its file.
+    log = (tmp_path / "run" / "logs" / "makicrash.log").read_text().splitlines()
+    mark = f"[game {record['seed']} seat {seat} r2t{turn}] "
+    at = log.index(f"--- arena: crash fault, game {record['seed']} seat {seat}, round 2, "
+                   f"turn {turn}: pick raised RuntimeError: a maki3 in round 2 (line 6, in "
+                   "check)")
+    assert log[at - 1] == f"{mark}round 2, turn {turn}: {9 - turn + 1} cards"
+    assert '--- arena:   File "makicrash.py", line 6, in check' in log[at:]
+    assert all(re.match(r"\[game \d+ seat \d r\dt\d\] |--- arena: ", line) for line in log)
+    assert not any("new process" in line for line in log)
 
     again = arena(tmp_path, *shlex.split(command[1])[1:])
     assert f"makicrash asked again in seat {seat} at round 2, turn {turn}" in again
@@ -81,7 +97,7 @@ def test_a_crash_in_a_tournament_is_reproduced_by_the_command_its_summary_prints
     assert "The fault is reproduced." in again
     # Its log: the bot was asked every pick of the game up to that one, in order.
     log = again.split("Its log")[1]
-    assert f"| round 2, turn {turn}: {9 - turn + 1} cards" in log
+    assert f"| {mark}round 2, turn {turn}: {9 - turn + 1} cards" in log
     assert f"  hand: {hand[1]}" in again
 
     # The published bot page: the observation, the game's record and the same command.
