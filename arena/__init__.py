@@ -49,7 +49,7 @@ _EXPORTS = {
     "arena.isolation.modes": "FileView SandboxMode",
     "arena.isolation.probe": "Protections protections",
     "arena.logs": "LOG_FILES LOG_MAX_BYTES dropped_bytes game_lines log_path printed_lines "
-                  "rotating_handler set_log_rotation setup_logging",
+                  "rotating_handler set_log_rotation setup_logging unmarked",
     "arena.runtime.slots": "CoreSlots LocalSlots usable_cores",
     "arena.textsafe": "check_name safe_bytes safe_text",
     "arena.tools.bench": "PLAYER_COUNTS api_games_per_s arena_overhead best_rate "

@@ -42,6 +42,7 @@ from arena.logs import printed_lines as printed_lines
 from arena.logs import rotating_handler as rotating_handler
 from arena.logs import set_log_rotation as set_log_rotation
 from arena.logs import setup_logging as setup_logging
+from arena.logs import unmarked as unmarked
 from arena.options import MIN_MEMORY_MB as MIN_MEMORY_MB
 from arena.options import ArenaOptions as ArenaOptions
 from arena.options import SetBy as SetBy
@@ -128,6 +129,7 @@ __all__ = [
     "set_log_rotation",
     "setup_logging",
     "tournament_secret",
+    "unmarked",
     "usable_cores",
     "validation_report",
     "write_tree",

@@ -14,8 +14,8 @@ from pathlib import Path
 from arena.textsafe import escape_decoded, safe_text
 
 __all__ = ["BotLog", "FILE_CAP", "LAST", "LOG_FILES", "LOG_MAX_BYTES", "PROCESS_CAP",
-           "dropped_bytes", "game_lines", "printed_lines", "SafeFormatter", "rotating_handler",
-           "set_log_rotation", "setup_logging", "log_path"]
+           "dropped_bytes", "game_lines", "printed_lines", "unmarked", "SafeFormatter",
+           "rotating_handler", "set_log_rotation", "setup_logging", "log_path"]
 
 log = logging.getLogger(__name__)
 
@@ -118,6 +118,15 @@ def printed_lines(log: Path | None, lines: int, *, width: int = 300) -> list[str
            if not line.startswith(NOTE)]
     return [line if len(line) <= width else f"{line[:width]} ... ({len(line) - width} more "
             "characters)" for line in own[-lines:]]
+
+
+_MARK = re.compile(r"^\[game \d+ seat \d+ (?:start|end|r\d+t\d+)\] ", re.M)
+
+
+def unmarked(text: str) -> str:
+    """A bot's log text with the ``[game SEED seat N rRtT]`` marks taken off its lines: what
+    the bot printed, as it printed it (and the arena's lines)."""
+    return _MARK.sub("", text)
 
 
 def game_lines(log: Path | None, seed: int, seat: int, lines: int,
