@@ -41,6 +41,7 @@ _EXPORTS = {
     "arena.bots": "ARCHIVES BotLoadError BotSpec bot_stem missing_bot_hint resolve_bots",
     "arena.botfiles": "ARCHIVE_SUFFIXES BotFiles BotFilesError BotLimits read_archive read_bot "
                       "write_tree",
+    "arena.game.again": "Retry again_command describe_obs",
     "arena.game.faults": "FAULT_KINDS MAX_FAULTS Fault FaultKind",
     "arena.game.result": "GameResult SeatTiming TurnReport",
     "arena.isolation.bwrap": "SandboxUnavailable",
@@ -49,8 +50,8 @@ _EXPORTS = {
     "arena.isolation.runtimes": "KNOWN_RUNTIMES Runtime RuntimeUnavailable resolve_runtimes "
                                 "runtime_names",
     "arena.isolation.probe": "Protections protections",
-    "arena.logs": "LOG_FILES LOG_MAX_BYTES dropped_bytes log_path printed_lines "
-                  "rotating_handler set_log_rotation setup_logging",
+    "arena.logs": "LOG_FILES LOG_MAX_BYTES dropped_bytes game_lines log_path printed_lines "
+                  "rotating_handler set_log_rotation setup_logging unmarked",
     "arena.programs": "PROGRAM_ENTRY program_language program_problem",
     "arena.runtime.slots": "CoreSlots LocalSlots usable_cores",
     "arena.textsafe": "check_name safe_bytes safe_text",

@@ -14,6 +14,9 @@ from arena.bots import BotSpec as BotSpec
 from arena.bots import bot_stem as bot_stem
 from arena.bots import missing_bot_hint as missing_bot_hint
 from arena.bots import resolve_bots as resolve_bots
+from arena.game.again import Retry as Retry
+from arena.game.again import again_command as again_command
+from arena.game.again import describe_obs as describe_obs
 from arena.game.faults import FAULT_KINDS as FAULT_KINDS
 from arena.game.faults import MAX_FAULTS as MAX_FAULTS
 from arena.game.faults import Fault as Fault
@@ -38,11 +41,13 @@ from arena.isolation.runtimes import runtime_names as runtime_names
 from arena.logs import LOG_FILES as LOG_FILES
 from arena.logs import LOG_MAX_BYTES as LOG_MAX_BYTES
 from arena.logs import dropped_bytes as dropped_bytes
+from arena.logs import game_lines as game_lines
 from arena.logs import log_path as log_path
 from arena.logs import printed_lines as printed_lines
 from arena.logs import rotating_handler as rotating_handler
 from arena.logs import set_log_rotation as set_log_rotation
 from arena.logs import setup_logging as setup_logging
+from arena.logs import unmarked as unmarked
 from arena.options import MIN_MEMORY_MB as MIN_MEMORY_MB
 from arena.options import ArenaOptions as ArenaOptions
 from arena.options import SetBy as SetBy
@@ -100,6 +105,7 @@ __all__ = [
     "Package",
     "PackageError",
     "Protections",
+    "Retry",
     "Runtime",
     "RuntimeUnavailable",
     "SandboxMode",
@@ -108,15 +114,18 @@ __all__ = [
     "SetBy",
     "TurnReport",
     "Validation",
+    "again_command",
     "api_games_per_s",
     "arena_overhead",
     "best_rate",
     "bot_stem",
     "check_name",
     "check_sandbox",
+    "describe_obs",
     "doctor_report",
     "dropped_bytes",
     "fanout_round_trip_us",
+    "game_lines",
     "language_costs",
     "log_path",
     "missing_bot_hint",
@@ -138,6 +147,7 @@ __all__ = [
     "set_log_rotation",
     "setup_logging",
     "tournament_secret",
+    "unmarked",
     "usable_cores",
     "validation_report",
     "write_tree",

@@ -14,8 +14,8 @@ from pathlib import Path
 from arena.textsafe import escape_decoded, safe_text
 
 __all__ = ["BotLog", "FILE_CAP", "LAST", "LOG_FILES", "LOG_MAX_BYTES", "PROCESS_CAP",
-           "dropped_bytes", "printed_lines", "SafeFormatter", "rotating_handler",
-           "set_log_rotation", "setup_logging", "log_path"]
+           "dropped_bytes", "game_lines", "printed_lines", "unmarked", "SafeFormatter",
+           "rotating_handler", "set_log_rotation", "setup_logging", "log_path"]
 
 log = logging.getLogger(__name__)
 
@@ -120,6 +120,41 @@ def printed_lines(log: Path | None, lines: int, *, width: int = 300) -> list[str
             "characters)" for line in own[-lines:]]
 
 
+_MARK = re.compile(r"^\[game \d+ seat \d+ (?:start|end|r\d+t\d+)\] ", re.M)
+
+
+def unmarked(text: str) -> str:
+    """A bot's log text with the ``[game SEED seat N rRtT]`` marks taken off its lines: what
+    the bot printed, as it printed it (and the arena's lines)."""
+    return _MARK.sub("", text)
+
+
+def game_lines(log: Path | None, seed: int, seat: int, lines: int,
+               until: tuple[int, int] | None = None) -> list[str]:
+    """The last ``lines`` lines a bot's log holds of one game (dealt from ``seed``, the bot in
+    ``seat``): what it printed there (marked ``[game SEED seat N ...]``) and the arena's lines
+    among them (a fault's traceback); with ``until`` (round, turn), none printed later."""
+    if log is None or not log.is_file():
+        return []
+    mark = f"[game {seed} seat {seat} "
+    found: list[str] = []
+    inside = False
+    for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
+        if line.startswith("["):
+            inside = line.startswith(mark)
+            turn = re.match(r"r(\d)t(\d+)\] |end\] ", line[len(mark):]) if inside else None
+            if until is not None and turn is not None and (
+                    turn[0].startswith("end") or (int(turn[1]), int(turn[2])) > until):
+                inside = False
+        elif not line.startswith(NOTE):
+            inside = False
+        elif f"game {seed} seat {seat}," in line:  # a fault's first line names the game
+            inside = True
+        if inside:
+            found.append(line)
+    return found[-lines:]
+
+
 def dropped_bytes(log: Path | None) -> int:
     """Bytes of a bot's output its log dropped past the caps (its notes say how many)."""
     if log is None or not log.exists():
@@ -146,6 +181,11 @@ class BotLog:
     terminal. Output arrives in arbitrary chunks: a UTF-8 character split between two writes is
     held back until its end arrives (or the log closes).
 
+    What one process writes reaches the file in one piece, when its log closes (the process
+    ended): lines of two games played at once never interleave. While :attr:`where` is set
+    (the game says which game and turn it is asking), each line of output starts with it, as
+    ``[game 123 r2t3] ...``.
+
     The cap counts the bytes written to the file (escapes included); output beyond it is
     dropped, with one note saying how many of the bot's bytes were, followed by the last
     :data:`LAST` bytes of it (from a line's start): what a bot printed last is what its author
@@ -162,6 +202,10 @@ class BotLog:
         #: The end of the output past the cap (escaped), written when the log closes.
         self._last = bytearray()
         self._fd: int | None = None
+        #: What is written when the log closes (one write: never interleaved with another's).
+        self._pending = bytearray()
+        #: The game and turn the output answers (``game 123 r2t3``): each line starts with it.
+        self.where = ""
         self._room = 0
         self._at_line_start = True
         self._decoder = _utf8_decoder()
@@ -185,8 +229,7 @@ class BotLog:
         """An arena line in the log (not counted against the cap); ``text`` is escaped."""
         if self._fd is not None:
             start = "" if self._at_line_start else "\n"
-            with contextlib.suppress(OSError):
-                os.write(self._fd, f"{start}{NOTE}{safe_text(text)}\n".encode())
+            self._pending += f"{start}{NOTE}{safe_text(text)}\n".encode()
             self._at_line_start = True
 
     def write(self, data: bytes) -> None:
@@ -226,12 +269,21 @@ class BotLog:
         else:
             full = False
         if shown:
-            try:
-                os.write(self._fd, shown)
-            except OSError:
-                self.dropped += len(text.encode("utf-8", "surrogateescape"))
+            room = len(shown)
+            shown = self._prefixed(shown)
+            self._pending += shown
             self._at_line_start = shown.endswith(b"\n")
-        self._room = 0 if full else self._room - len(shown)
+            self._room = 0 if full else max(0, self._room - room)
+        elif full:
+            self._room = 0
+
+    def _prefixed(self, shown: bytes) -> bytes:
+        """``shown`` with :attr:`where` at the start of each of its lines."""
+        if not self.where:
+            return shown
+        mark = f"[{safe_text(self.where)}] ".encode()
+        body, end = (shown[:-1], shown[-1:]) if shown.endswith(b"\n") else (shown, b"")
+        return (mark if self._at_line_start else b"") + body.replace(b"\n", b"\n" + mark) + end
 
     def _keep_last(self, text: str) -> None:
         self._last += escape_decoded(text[-LAST:], multiline=True).encode()
@@ -252,10 +304,13 @@ class BotLog:
                 self.note(f"{self.dropped} more bytes of output dropped (log cap: "
                           f"{PROCESS_CAP >> 20} MiB per process, {FILE_CAP >> 20} MiB per "
                           f"bot); the last {len(last)} bytes of them follow")
-                with contextlib.suppress(OSError):
-                    os.write(self._fd, last if last.endswith(b"\n") or not last
-                             else last + b"\n")
+                self._pending += last if last.endswith(b"\n") or not last else last + b"\n"
                 self._at_line_start = True
+            with contextlib.suppress(OSError):
+                view = memoryview(self._pending)
+                while view:     # one write (O_APPEND) unless the system cuts it
+                    view = view[os.write(self._fd, view):]
+            self._pending = bytearray()
             os.close(self._fd)
             self._fd = None
 

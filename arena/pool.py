@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from arena.botfiles import BotFiles, BotFilesError, read_bot
+from arena.game.again import Retry, ask_again
 from arena.game.loop import run_game
 from arena.game.result import GameResult, TurnReport
 from arena.game.seats import Bot
@@ -131,6 +133,17 @@ class BotPool:
                 # starts: a game finds its runners warm.
                 self._boot(AHEAD * self._spare)
 
+    def ask_again(self, bot: Bot, record: Mapping[str, Any], seat: int, round_: int,
+                  turn: int, *, for_dummy: bool = False) -> Retry:
+        """Replay ``record`` up to ``seat``'s pick at ``round_``/``turn`` with ``bot`` in that
+        seat (asked each of its picks on the way; the record's are played) and ask it that
+        pick again (:func:`arena.game.again.ask_again`)."""
+        if self._closed:
+            raise RuntimeError("the pool is closed")
+        self._spare = max(self._spare, 1)
+        self._boot(1)
+        return ask_again(self, bot, record, seat, round_, turn, for_dummy=for_dummy)
+
     def packages(self) -> tuple[Package, ...]:
         """The installed packages bots may import here (with their versions)."""
         return self.sandbox.allowed()
@@ -166,8 +179,7 @@ class BotPool:
             if not proc.warm:
                 self.hub.wait([proc.job])
             if proc.warm and proc.alive:
-                proc.serve(bot.name, BotLog(log_path(self.options.log_dir, bot.name),
-                                            header=f"{bot.name}: new process ({bot.path})"))
+                proc.serve(bot.name, BotLog(log_path(self.options.log_dir, bot.name)))
                 return proc
             ended = proc.death or Refused("the sandbox did not start")
             self.hub.kill(proc, ended)

@@ -112,10 +112,11 @@ class TurnPrinter:
 @takes_options(SetBy.COMPETITION, SetBy.HOST, omit={"bot_limits"},
                after={"move_time": "variant"})
 def play_command(
-    bots: Annotated[list[str], typer.Argument(
+    bots: Annotated[list[str] | None, typer.Argument(
         help="Bots (2 to 5, in seat order): .py files, bot folders or their .zip/.tar.gz "
-        "archives, or built-in names.", show_default=False,
-            metavar="BOT")],
+        "archives, or built-in names. With --from: the bot asked again (default: the "
+        "record's, when built in).", show_default=False,
+            metavar="BOT")] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the deal (default: random).",
         metavar="N")] = None,
     record: Annotated[Path | None, typer.Option(
@@ -124,11 +125,34 @@ def play_command(
     log_dir: Annotated[Path | None, typer.Option(
         help="Keep each bot's output (stdout/stderr) in DIR/NAME.log.", metavar="DIR")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log details.")] = False,
+    again_from: Annotated[Path | None, typer.Option(
+        "--from", help="Replay this game record up to a pick of --seat's bot and ask the bot "
+        "again there, in the sandbox: its first fault's pick, or --turn's.",
+        metavar="RECORD")] = None,
+    seat: Annotated[int | None, typer.Option(
+        help="With --from: the seat (0 first) whose bot is asked again.", metavar="N")] = None,
+    turn: Annotated[str | None, typer.Option(
+        help="With --from: the pick asked again, ROUND.TURN (default: the seat's first "
+        "fault).", show_default=False, metavar="R.T")] = None,
+    run_seed: Annotated[int | None, typer.Option(
+        help="With --from: the --seed of the tournament the record comes from (the bot's "
+        "random then draws what it drew there; default: the record's seed, as arena play "
+        "--seed).", show_default=False, metavar="N")] = None,
     *,
     options: ArenaOptions,
 ) -> None:
     """Play one game and print it turn by turn, with the final scores and places (the same
-    --seed plays the same game again)."""
+    --seed plays the same game again).
+
+    With --from RECORD --seat N: replay a recorded game up to that seat's fault and ask its
+    bot again there."""
+    if again_from is not None:
+        from cli.again import play_again
+
+        play_again(again_from, seat, turn, bots or [], run_seed, verbose, options)
+        return
+    if not bots:
+        fail("name the bots (2 to 5), or --from RECORD --seat N")
     setup_logging(None, verbose)
     with tempfile.TemporaryDirectory(prefix="sushi-play-") as scratch:
         logs = log_dir if log_dir is not None else Path(scratch)

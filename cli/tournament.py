@@ -13,10 +13,22 @@ from typing import Annotated
 
 import typer
 
-from arena import ArenaOptions, SandboxMode, SetBy, protections, safe_text, setup_logging
+from arena import (
+    ArenaOptions,
+    SandboxMode,
+    SetBy,
+    again_command,
+    describe_obs,
+    game_lines,
+    log_path,
+    protections,
+    safe_text,
+    setup_logging,
+)
 from cli.command import RESULTS_DIR
 from cli.common import fail, interrupt
 from cli.options import VariantOption, takes_options
+from engine import RecordFault
 from tournaments import (
     GAMES_PER_BOT,
     LOG_NAME,
@@ -177,6 +189,7 @@ def _run(prepared: PreparedTournament, *, records: bool, dry_run: bool, yes: boo
         try:
             ranking = prepared.play(store, the_plan, records=records,
                                     progress=make_progress(quiet=quiet))
+            faults = _fault_summary(prepared, store, records=records)
         finally:
             if main:
                 signal.signal(signal.SIGTERM, previous)
@@ -204,9 +217,60 @@ def _run(prepared: PreparedTournament, *, records: bool, dry_run: bool, yes: boo
     if warning is not None:
         typer.echo(safe_text(warning), err=True)
     typer.echo(f"\nresults: {safe_text(str(out))}/ (ranking.json, ranking.md, ranking.csv)")
+    for line in faults:
+        typer.echo(line)
     logs = prepared.settings.options.log_dir
     typer.echo(f"each bot's output and tracebacks: {safe_text(str(logs))}/NAME.log;"
                " every fault's details: arena publish (bot pages)")
+
+
+#: Faults the end-of-run summary shows in full (each bot's first of each kind), and the lines
+#: of the bot's log in that game shown with each.
+SHOWN_FAULTS = 5
+LOG_LINES = 8
+
+
+def _fault_summary(prepared: PreparedTournament, store: TournamentStore, *,
+                   records: bool) -> list[str]:
+    """The run's faults: how many of each bot, then each bot's first fault of each kind with
+    its observation and the command that asks the bot again there (``arena play --from``)."""
+    bots = prepared.settings.bots
+    firsts: dict[tuple[int, str], tuple[int, RecordFault]] = {}
+    seeds: dict[int, int] = {}
+    counts: dict[int, int] = {}
+    for game in store.games():
+        seeds[game.index] = game.seed
+        for fault in game.faults:
+            if fault.seat >= len(game.seats):   # the dummy's seat: never a bot's fault
+                continue
+            bot = game.seats[fault.seat]
+            counts[bot] = counts.get(bot, 0) + 1
+            firsts.setdefault((bot, fault.kind), (game.index, fault))
+    if not counts:
+        return []
+    lines = ["", "faults: " + ", ".join(f"{safe_text(bots[b].name)} {n}"
+                                        for b, n in sorted(counts.items()))]
+    for (bot, _), (index, fault) in sorted(firsts.items(), key=lambda kv: kv[1][0])[
+            :SHOWN_FAULTS]:
+        lines.append(safe_text(f"  {bots[bot].name}: {fault.kind} in game {index + 1}, round "
+                               f"{fault.round}, turn {fault.turn}: {fault.detail}"))
+        if fault.obs is None:
+            continue
+        lines += ["    " + safe_text(line) for line in describe_obs(fault.obs)]
+        logs = prepared.settings.options.log_dir
+        printed = game_lines(log_path(logs, bots[bot].name), seeds[index], fault.seat,
+                             LOG_LINES, until=(fault.round, fault.turn))
+        if printed:
+            lines.append(f"    its log in that game, up to the fault (the last {len(printed)} "
+                         "lines):")
+            lines += [f"      | {line}" for line in printed]
+        record = prepared.out / "games" / f"game-{index + 1:06d}.json"
+        command = again_command(str(record), fault.seat, str(bots[bot].path),
+                                run_seed=prepared.settings.seed)
+        lines.append("    again: " + safe_text(command) if records else
+                     "    again: run with --records to keep the games' records, then "
+                     "arena play --from RECORD --seat N BOT asks the bot again there")
+    return lines
 
 
 def _confirm(the_plan: Plan, yes: bool) -> None:

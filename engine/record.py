@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from engine.cards import Card
@@ -89,29 +89,42 @@ def _object(value: object, keys: tuple[str, ...], where: str) -> Mapping[str, ob
 @dataclass(frozen=True, slots=True)
 class RecordFault:
     """One entry of a record's ``faults``: the seat, when (round and turn), the kind (one of
-    ``start``, ``timeout``, ``crash``, ``illegal``, ``protocol``) and what happened."""
+    ``start``, ``timeout``, ``crash``, ``illegal``, ``protocol``) and what happened.
+
+    Extension field: ``obs``, the observation the bot was answering (the JSON-lines
+    protocol's OBS: ``obs``'s attributes by name, plus ``for_dummy``), on a fault of a pick;
+    absent on a ``start`` fault and in records written before it existed.
+    """
 
     seat: int
     round: int
     turn: int
     kind: str
     detail: str
+    #: Left out of equality and hashing (a dict; faults compare by seat, when, kind, detail).
+    obs: Mapping[str, object] | None = field(default=None, compare=False)
 
     KEYS = ("seat", "round", "turn", "kind", "detail")
 
     def to_json(self) -> dict[str, object]:
-        return {"seat": self.seat, "round": self.round, "turn": self.turn, "kind": self.kind,
-                "detail": self.detail}
+        data: dict[str, object] = {"seat": self.seat, "round": self.round, "turn": self.turn,
+                                   "kind": self.kind, "detail": self.detail}
+        if self.obs is not None:
+            data["obs"] = dict(self.obs)
+        return data
 
     @classmethod
     def from_json(cls, data: object, where: str = "fault") -> RecordFault:
         """The fault a JSON object describes; :class:`RecordError` if it is not one."""
-        found = _object(data, cls.KEYS, where)
+        keys = cls.KEYS + (("obs",) if isinstance(data, dict) and "obs" in data else ())
+        found = _object(data, keys, where)
+        obs = found.get("obs")
         return cls(_typed(found["seat"], int, f"{where}'s seat"),
                    _typed(found["round"], int, f"{where}'s round"),
                    _typed(found["turn"], int, f"{where}'s turn"),
                    _typed(found["kind"], str, f"{where}'s kind"),
-                   _typed(found["detail"], str, f"{where}'s detail"))
+                   _typed(found["detail"], str, f"{where}'s detail"),
+                   None if obs is None else _typed(obs, dict, f"{where}'s obs"))
 
 
 @dataclass(frozen=True, slots=True)

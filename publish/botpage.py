@@ -4,10 +4,12 @@ author and status, with links to the bot's other versions; a folder bot's: its f
 
 from __future__ import annotations
 
+import base64
+import json
 from collections import Counter
 
-from arena import FAULT_KINDS
-from publish.data import BotData, GameFault, game_number
+from arena import FAULT_KINDS, again_command, describe_obs
+from publish.data import BotData, GameFault, game_number, selected_records
 from publish.html import Cell, esc, figure, link, page, stat, table
 from publish.pages import Site, share_color
 from publish.svg import PALETTE, Band, Series, histogram, line_chart
@@ -140,7 +142,46 @@ def _faults(site: Site, bot: BotData) -> str:
             f"<details{opened}><summary>Every fault, game by game ({len(bot.faults)})</summary>"
             f"{listing}{note}</details>"
             '<p class="note">The arena replaces a faulty pick with a legal one; the game '
-            "links open the replay at that turn.</p>")
+            "links open the replay at that turn.</p>" + _reproduce(site, bot))
+
+
+#: Faults the "Reproduce a fault" section shows (the bot's first of each kind).
+REPRODUCED = 3
+
+
+def _reproduce(site: Site, bot: BotData) -> str:
+    """The bot's first fault of each kind on a pick: the observation it was answering, its
+    game's record to download and the command that asks the bot again there."""
+    firsts: dict[str, GameFault] = {}
+    for found in bot.faults:
+        if found.fault.obs is not None:
+            firsts.setdefault(found.fault.kind, found)
+    shown = sorted(firsts.values(), key=lambda f: f.game)[:REPRODUCED]
+    if not shown:
+        return ""
+    records = dict(selected_records(site.data.directory, [f.game for f in shown]))
+    own = f"{bot.name}.py" if bot.files is None else f"{bot.name}/"
+    parts = []
+    for found in shown:
+        f, record = found.fault, records.get(found.game)
+        assert f.obs is not None
+        name = f"game-{found.game + 1:06d}.json"
+        obs = "\n".join(esc(line) for line in describe_obs(f.obs))
+        download = "" if record is None else (
+            f'<a download="{esc(name)}" href="data:application/json;base64,'
+            f'{base64.b64encode(json.dumps(record.to_json(), indent=1).encode()).decode()}">'
+            f"{esc(name)}</a>")
+        command = again_command(name, f.seat, own)
+        parts.append(
+            f'<div class="reproduce"><h3>{esc(f.kind)} in game '
+            f'{site.game_link(found.game, "../", f"#r{f.round}t{f.turn}")}, round {f.round}, '
+            f'turn {f.turn}</h3><p class="mono">{esc(f.detail)}</p>'
+            f'<pre class="obs">{obs}</pre>'
+            f"<p>Save the game's record{': ' + download if download else ''}, then ask "
+            "your bot again at that pick (the same game up to it, in the sandbox):</p>"
+            f'<pre class="command">{esc(command)}</pre></div>')
+    return ('<h3 id="reproduce">Reproduce a fault</h3><div id="reproduce-faults">'
+            + "".join(parts) + "</div>")
 
 
 def _games(site: Site, bot: BotData) -> str:

@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from arena import log_path
+from arena import again_command, describe_obs, game_lines, log_path
 from serve.accounts import Who
 from serve.errors import Refused
 from tournaments import FINAL_DIR, LeagueStore, is_league
@@ -29,6 +29,8 @@ __all__ = ["LOG_TAIL", "MAX_FAULTS", "bot_log", "entry_name", "hide_paths"]
 LOG_TAIL = 256 << 10
 #: Faults listed at most (the latest).
 MAX_FAULTS = 200
+#: Lines of its log in the game of a fault shown with it.
+GAME_LOG_LINES = 20
 
 
 def _host_paths(directory: Path, log_dir: Path | None) -> list[tuple[str, str]]:
@@ -83,16 +85,36 @@ def _tail(path: Path | None) -> dict[str, object]:
             "text": data.decode("utf-8", "replace")}
 
 
-def _faults(directory: Path, name: str, where: str) -> list[dict[str, object]]:
+def _faults(directory: Path, name: str, where: str, log: Path | None = None
+            ) -> list[dict[str, object]]:
+    """The bot's faults in the league (or final) in ``directory``, oldest first. A fault on
+    a pick has its observation (``obs``, and ``observation``: the same in a few lines); the
+    latest of each kind also has its game's ``record``, the command that asks the bot again
+    there (``again``) and the end of its ``log`` in that game (lines)."""
     with LeagueStore.open(directory) as store:
         versions = {e.id: e.version for e in store.entries.all() if e.name == name}
-        found = []
+        found: list[dict[str, object]] = []
+        latest: dict[str, tuple[int, int, int, int]] = {}  # kind: (at, game, seat, seed)
         for game in store.games():
             for fault in game.faults:
                 if fault.seat < len(game.seats) and game.seats[fault.seat] in versions:
-                    found.append({"league": where, "game": game.index + 1,
-                                  "version": versions[game.seats[fault.seat]],
-                                  **fault.to_json()})
+                    entry: dict[str, object] = {
+                        "league": where, "game": game.index + 1,
+                        "version": versions[game.seats[fault.seat]], **fault.to_json()}
+                    if fault.obs is not None:
+                        entry["observation"] = describe_obs(fault.obs)
+                        latest[fault.kind] = (len(found), game.index, fault.seat, game.seed)
+                    found.append(entry)
+        records = dict(store.records({g for _, g, _, _ in latest.values()})) if latest else {}
+    for at, game_index, seat, seed in latest.values():
+        entry, record = found[at], records.get(game_index)
+        if record is None:
+            continue
+        entry["record"] = record.to_json()
+        entry["again"] = again_command(f"{where}-game-{game_index + 1:06d}.json",
+                                       seat, f"{name}.py")
+        entry["log"] = game_lines(log, seed, seat, GAME_LOG_LINES,
+                                  until=(int(str(entry["round"])), int(str(entry["turn"]))))
     return found
 
 
@@ -107,9 +129,10 @@ def bot_log(directory: Path, log_dir: Path | None, who: Who, name: str) -> dict[
         raise Refused(404, f"no bot called {name}")
     if not who.organiser and same[-1].author != who.name:
         raise Refused(403, f"the bot {name} belongs to someone else")
-    faults = _faults(directory, name, "league")
+    log = log_path(log_dir, name)
+    faults = _faults(directory, name, "league", log)
     if is_league(directory / FINAL_DIR):
-        faults += _faults(directory / FINAL_DIR, name, "final")
-    found = {"name": name, "author": same[-1].author, "log": _tail(log_path(log_dir, name)),
+        faults += _faults(directory / FINAL_DIR, name, "final", log)
+    found = {"name": name, "author": same[-1].author, "log": _tail(log),
              "faults": faults[-MAX_FAULTS:], "faults_total": len(faults)}
     return dict(hide_paths(found, _host_paths(directory, log_dir)))

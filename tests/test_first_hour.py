@@ -81,7 +81,8 @@ def test_4_out_is_a_folder_of_its_own(home: Path) -> None:
 
 
 def test_5_print_debugging_is_visible(home: Path) -> None:
-    assert "| my hand" in arena(home, "validate", "my_bot.py")
+    assert re.search(r"\| \[game \d seat 0 r\dt\d+\] my hand",  # marked: game, turn
+                     arena(home, "validate", "my_bot.py"))
     assert "What my_bot printed" in arena(home, "play", "my_bot.py", "greedy", "--seed", "1")
     said = arena(home, "tournament", "my_bot.py", "greedy", "--cycles", "1", "--out", "t",
                  *SHORT)

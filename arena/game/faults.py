@@ -16,7 +16,7 @@ place, :func:`arena.game.classify.classify`.)
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -48,7 +48,8 @@ def shorten(text: str, limit: int = 100) -> str:
 @dataclass(frozen=True)
 class Fault(RecordFault):
     """One fault: the game record's entry (:class:`engine.RecordFault`: seat, round, turn,
-    kind, detail), with the bot's traceback (when it raised), which the record leaves out."""
+    kind, detail and, for a pick, the observation the bot was answering), with the bot's
+    traceback (when it raised), which the record leaves out."""
 
     kind: FaultKind
     traceback: str = ""
@@ -73,13 +74,15 @@ class FaultPolicy:
         return not self._barred[seat]
 
     def fault(self, seat: int, round_: int, turn: int, kind: FaultKind | str, detail: str,
-              traceback: str = "") -> Fault:
-        """Record a fault of ``seat``; bars the seat after a start fault or too many faults."""
+              traceback: str = "", obs: Mapping[str, object] | None = None) -> Fault:
+        """Record a fault of ``seat``; bars the seat after a start fault or too many faults.
+        ``obs``: the observation of the pick it faulted on (the protocol's OBS), if any."""
         kind = FaultKind(kind)
         self._counts[seat] += 1
         if kind is FaultKind.START or self._counts[seat] >= self.max_faults:
             self._barred[seat] = True
-        fault = Fault(seat, round_, turn, kind, shorten(detail, 160), traceback)
+        fault = Fault(seat, round_, turn, kind, shorten(detail, 160), obs=obs,
+                      traceback=traceback)
         self.faults.append(fault)
         return fault
 

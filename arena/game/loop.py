@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Protocol
 
 from arena.botfiles import BotFiles
 from arena.game.budget import Budget
 from arena.game.classify import Answered, Asked, Faulted, Lost, classify
-from arena.game.faults import FaultKind, FaultPolicy
+from arena.game.faults import MAX_FAULTS, FaultKind, FaultPolicy
 from arena.game.result import GameResult, TurnReport
 from arena.game.seats import Bot, Seat, derive_seed
 from arena.runtime.hub import Hub
@@ -34,9 +34,21 @@ from arena.runtime.protocol import (
     encode_pick,
     observation_message,
 )
-from engine import DUMMY_SEAT, ROUNDS, Observation, Pick, Variant, new_game, to_record
+from engine import (
+    DUMMY_SEAT,
+    ROUNDS,
+    GameState,
+    Observation,
+    Pick,
+    Variant,
+    new_game,
+    to_record,
+)
 
-__all__ = ["HOST_LOSSES", "Host", "run_game"]
+__all__ = ["BOT_DIR", "HOST_LOSSES", "Host", "run_game"]
+
+#: Where the sandbox shows a bot its files (``__file__``'s folder; tracebacks name it).
+BOT_DIR = "/arena/bot"
 
 #: Times a seat's process may die with the arena's zygote in one game before that, too, is
 #: the fault its own death would be (the zygote is one per pool and not restarted, so a game
@@ -71,6 +83,7 @@ class _Question:
     obs: Observation
     asked: Asked
     job: Job[BotProcess] | None = None
+    message: dict[str, object] | None = None    #: the OBS sent (a fault's record keeps it)
 
 
 def run_game(host: Host, bots: Sequence[Bot], seed: int, variant: Sequence[Variant],
@@ -88,13 +101,17 @@ class Game:
     """One game's state, its seats and its faults, from the deal to the record."""
 
     def __init__(self, host: Host, bots: Sequence[Bot], seed: int, variant: Sequence[Variant],
-                 on_turn: Callable[[TurnReport], None] | None) -> None:
+                 on_turn: Callable[[TurnReport], None] | None, *,
+                 state: GameState | None = None, max_faults: int = MAX_FAULTS) -> None:
+        """``state``: where the game starts (default: ``seed``'s deal, before the first
+        pick); ``max_faults``: a seat's faults in a game before it is no longer asked."""
         self.host = host
         self.seats = [Seat(bot, i) for i, bot in enumerate(bots)]
         self.seed = seed
         self.on_turn = on_turn
-        self.state = new_game([b.name for b in bots], seed, variant)
-        self.policy = FaultPolicy(seed, self.state.rules.seats)
+        self.state = state if state is not None else new_game([b.name for b in bots], seed,
+                                                              variant)
+        self.policy = FaultPolicy(seed, self.state.rules.seats, max_faults=max_faults)
         self.budget = host.budget
         self.hub = host.hub
         #: Processes of each seat the host lost (asked again, at no cost, up to HOST_LOSSES).
@@ -159,6 +176,7 @@ class Game:
                 self._judge(seat, Asked("boot"), proc)
                 continue
             seat.proc = proc
+            self._where(proc, seat, "start")
             seat.random_seed = derive_seed(self.host.secret, self.seed, seat.index,
                                            seat.restarts)
             loads.append((seat, proc.request(
@@ -179,6 +197,7 @@ class Game:
             seat.loaded(seat.proc)
             obs = self.state.observation(seat.index, time_limit=self.budget.move_time)
             message = observation_message(obs, obs_public)
+            self._where(seat.proc, seat, f"r{self.state.round}t{self.state.turn}")
             begins.append((seat, seat.proc.request(
                 partial(encode_begin, obs=message, seed=seat.random_seed, resume=resume),
                 self.budget.pick)))
@@ -202,13 +221,15 @@ class Game:
             if proc is None or not self.policy.may_ask(q.seat):
                 picks[q.target] = self.policy.substitute(q.asked.legal)
                 continue
-            message = observation_message(q.obs, public)
+            q.message = message = observation_message(q.obs, public)
+            self._where(proc, self.seats[q.seat], f"r{self.state.round}t{self.state.turn}")
             q.job = proc.request(partial(encode_pick, obs=message), self.budget.pick)
         self.hub.exchange([q.job for q in questions if q.job is not None])
         lost = []
         for q in questions:
             if q.job is not None:
-                verdict = self._judge(self.seats[q.seat], q.asked, q.job.outcome, timed=q.job)
+                verdict = self._judge(self.seats[q.seat], q.asked, q.job.outcome, timed=q.job,
+                                      obs=q.message)
                 if isinstance(verdict, Answered):
                     picks[q.target] = verdict.pick
                 elif isinstance(verdict, Lost):
@@ -234,6 +255,7 @@ class Game:
                 "seat": seat.index, "players": list(state.names),
                 "scores": state.final_scores, "places": state.places,
                 "puddings": list(state.puddings)}
+            self._where(proc, seat, "end")
             jobs.append((seat, proc.request(partial(encode_end, result=result),
                                             self.budget.pick)))
         self.hub.exchange([job for _, job in jobs])
@@ -241,14 +263,20 @@ class Game:
             self._judge(seat, Asked("end"), job.outcome, timed=job,
                         when=(ROUNDS, state.rules.hand_size + 1))
 
+    def _where(self, proc: BotProcess, seat: Seat, when: str) -> None:
+        """Mark what ``proc``'s bot prints from now as this game's (its deal's seed and the
+        seat: a tournament plays a deal in several seatings), at ``when``."""
+        proc.log.where = f"game {self.seed} seat {seat.index} {when}"
+
     # ------------------------------------------------------------------ faults
     def _judge(self, seat: Seat, asked: Asked, outcome: Outcome | None, *,
-               timed: Job[BotProcess] | None = None, when: tuple[int, int] | None = None
-               ) -> Answered | Faulted | Lost:
+               timed: Job[BotProcess] | None = None, when: tuple[int, int] | None = None,
+               obs: dict[str, object] | None = None) -> Answered | Faulted | Lost:
         """Classify what happened to a request of ``seat``'s; a fault is recorded (and costs
         the seat its process when the policy says so). A process the host lost is retired
         and the verdict is :class:`Lost`: the caller asks again in a fresh one (a few times
-        a game at most; after that it is the fault the bot's own death would be)."""
+        a game at most; after that it is the fault the bot's own death would be). ``obs``:
+        the observation a pick answered (kept with its fault)."""
         if timed is not None:
             seat.timed(timed)
         assert outcome is not None
@@ -262,18 +290,38 @@ class Game:
             verdict = Faulted(kind, f"its process was lost with the arena's zygote "
                                     f"{HOST_LOSSES + 1} times in this game")
         if isinstance(verdict, Faulted):
-            self._fault(seat, verdict, when)
+            self._fault(seat, verdict, when, obs)
         return verdict
 
-    def _fault(self, seat: Seat, fault: Faulted, when: tuple[int, int] | None) -> None:
+    def _author_paths(self, seat: Seat, text: str) -> str:
+        """``text`` (a traceback) with the sandbox's paths of the bot's files named as its
+        author knows them: a file bot's as ``NAME.py`` (a stored copy may be named by its
+        hash), a folder bot's files by their paths in the folder."""
+        if BOT_DIR not in text:
+            return text
+        files = self.host.files(seat.bot)
+        if not isinstance(files, str) and files.kind == "file":
+            text = text.replace(f'"{BOT_DIR}/{files.entry}"', f'"{seat.bot.name}.py"')
+        return text.replace(f'"{BOT_DIR}/', '"')
+
+    def _fault(self, seat: Seat, fault: Faulted, when: tuple[int, int] | None,
+               obs: dict[str, object] | None = None) -> None:
+        if fault.traceback:
+            fault = replace(fault, traceback=self._author_paths(seat, fault.traceback))
         round_, turn = when or (self.state.round, self.state.turn)
-        self.policy.fault(seat.index, round_, turn, fault.kind, fault.detail, fault.traceback)
+        self.policy.fault(seat.index, round_, turn, fault.kind, fault.detail, fault.traceback,
+                          obs=None if fault.kind is FaultKind.START else obs)
         if when is not None:  # after the game: nothing more to ask, nothing to retire
             return
         if fault.traceback.strip():  # where a bot author looks first: the bot's own log
-            self.host.note(seat.bot, [
-                f"{fault.kind.value} fault, round {round_}, turn {turn}: {fault.detail}",
-                *fault.traceback.rstrip().splitlines()])
+            lines = [f"{fault.kind.value} fault, game {self.seed} seat {seat.index}, round "
+                     f"{round_}, turn {turn}: {fault.detail}",
+                     *fault.traceback.rstrip().splitlines()]
+            if seat.proc is not None:   # with the game's output, after what it printed
+                for line in lines:
+                    seat.proc.log.note(line)
+            else:
+                self.host.note(seat.bot, lines)
         if (fault.kind is FaultKind.START or self.policy.restarts(fault.kind)
                 or not self.policy.may_ask(seat.index)):
             seat.retire(self.hub)

@@ -273,7 +273,8 @@ class BotProcess:
             if self.drain_log() <= 0:
                 break
         self.channel.close()
-        self.log.note(f"process ended ({describe_outcome(self.death or Closed())})")
+        if not isinstance(self.death, Closed | None):   # the arena's closing is no news
+            self.log.note(f"process ended ({describe_outcome(self.death)})")
         self.log.close()
 
     def collect(self, *, force: bool = False) -> bool:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from arena.botfiles import BotFilesError, BotLimits, read_bot
 from arena.bots import BotSpec
+from arena.game.again import describe_obs
 from arena.game.faults import FAULT_KINDS, Fault, FaultKind
 from arena.logs import PROCESS_CAP, dropped_bytes, log_path, printed_lines
 from arena.options import ArenaOptions
@@ -193,6 +194,20 @@ def _printed(log: Path | None) -> list[str]:
             *(f"  | {line}" for line in printed)]
 
 
+def _fault_observation(faults: list[tuple[int, Fault]]) -> list[str]:
+    """The observation the bot's first fault on a pick answered, compactly, and how to see
+    it again (the games' deals are the same every run)."""
+    found = next(((game, f) for game, f in faults if f.obs is not None), None)
+    if found is None:
+        return []
+    game, fault = found
+    return [f"What it was answering at its first {fault.kind} fault (game {game}, round "
+            f"{fault.round}, turn {fault.turn}):",
+            *(f"  {safe_text(line)}" for line in describe_obs(fault.obs or {})),
+            "  (validate deals the same games every run; a game record's fault is asked again "
+            "with arena play --from RECORD --seat N BOT)"]
+
+
 def validation_report(spec: BotSpec, options: ArenaOptions, *,
                       limits: BotLimits | None = None, default_limits: bool = True
                       ) -> Validation:
@@ -223,6 +238,7 @@ def validation_report(spec: BotSpec, options: ArenaOptions, *,
         same = [(game, f) for game, f in faults if f.kind == kind]
         if same:
             lines.append(explain(kind, same, program=program))
+    lines += _fault_observation(faults)
     if not fits:
         lines.append(f"Not OK: {name} is over the limits on a bot's size (above).")
     return Validation(False, "\n".join(lines))

@@ -37,6 +37,33 @@
         table.append(row);
       }
       out.append(table);
+      // The latest fault of each kind on a pick: what the bot saw, and how to ask it again.
+      for (const f of body.faults) {
+        if (!f.again) continue;
+        const where = (f.league === "final" ? "final game " : "game ") + f.game;
+        out.append(el("h4", f.kind + " in " + where + ", round " + f.round + ", turn " +
+          f.turn));
+        const seen = el("pre", (f.observation || []).join("\n"));
+        seen.className = "report";
+        out.append(seen);
+        const name = f.again.split(" ")[3];
+        const save = el("a", name);
+        save.download = name;
+        save.href = URL.createObjectURL(new Blob([JSON.stringify(f.record, null, 1) + "\n"],
+          {type: "application/json"}));
+        const line = el("p", "Save the game's record, ");
+        line.append(save, document.createTextNode(", then ask your bot again there:"));
+        out.append(line);
+        const command = el("pre", f.again);
+        command.className = "report";
+        out.append(command);
+        if (f.log && f.log.length) {
+          out.append(el("p", "Its log in that game (the last " + f.log.length + " lines):"));
+          const lines = el("pre", f.log.join("\n"));
+          lines.className = "report";
+          out.append(lines);
+        }
+      }
     } else {
       out.append(el("p", "No faults."));
     }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -71,6 +72,10 @@ def test_validate_explains_an_exception_with_the_bots_traceback() -> None:
     out = result.output
     assert "line 5, in helper" in out and "return helper(0)" in out
     assert "sushi_runner" not in out
+    assert 'File "raises.py", line 5, in helper' in out      # its own file's name
+    # The observation of its first fault, compactly.
+    assert "What it was answering at its first crash fault (game 1, round 1, turn 1):\n" \
+        "  round 1, turn 1, seat 0\n  hand: " in out
 
 
 def test_validate_explains_an_illegal_value_and_a_syntax_error(tmp_path: Path) -> None:
@@ -133,7 +138,8 @@ def test_print_debugging_is_visible(tmp_path: Path) -> None:
                    "    if obs.round == 2:\n        return 1 / 0\n    return obs.hand[0]\n")
     shown = runner.invoke(app, ["validate", str(bot)])
     assert shown.exit_code == 1
-    assert "What the bot printed" in shown.output and "| hand of" in shown.output
+    assert "What the bot printed" in shown.output
+    assert re.search(r"\| \[game \d seat 0 r\dt\d+\] hand of \d+\n", shown.output)  # game, turn
     out = tmp_path / "out"
     result = runner.invoke(app, ["tournament", str(bot), "greedy", "--cycles", "1", "--seed",
                                  "1", "--out", str(out), "--quiet"])
@@ -141,4 +147,5 @@ def test_print_debugging_is_visible(tmp_path: Path) -> None:
     assert f"{out}/logs/NAME.log" in result.output
     log = (out / "logs" / "chatter.log").read_text()
     assert "hand of 10" in log  # its prints ...
-    assert "crash fault, round 2" in log and "ZeroDivisionError" in log  # ... and traceback
+    assert re.search(r"crash fault, game \d+ seat \d, round 2", log)  # ... and traceback
+    assert "ZeroDivisionError" in log

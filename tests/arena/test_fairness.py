@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arena import BotPool, BotSpec, LocalSlots
+from arena import BotPool, BotSpec, LocalSlots, unmarked
 from arena.isolation.cgroups import detect
 from engine import replay
 from tests.arena.conftest import options, spec
@@ -26,7 +26,7 @@ def fair(name: str, label: str | None = None) -> BotSpec:
 
 def window_lines(log: Path) -> list[list[str]]:
     """The window bot's lines: ``window START END CPU``, one per pick."""
-    return [line.split() for line in log.read_text().splitlines()
+    return [line.split() for line in unmarked(log.read_text()).splitlines()
             if line.startswith("window ")]
 
 
@@ -83,8 +83,9 @@ def test_threads_past_the_gil_get_one_core_at_most(tmp_path: Path) -> None:
     with BotPool(options(move_time=0.4, grace=BUSY_GRACE, log_dir=tmp_path)) as pool:
         result = pool.play([fair("two_cores"), spec("first")], seed=7)
     assert result.faults == []
-    cores = [float(line.split()[1]) for line in (tmp_path / "two_cores.log").read_text()
-             .splitlines() if line.startswith("cores ")]
+    cores = [float(line.split()[1]) for line in unmarked((tmp_path / "two_cores.log")
+                                                         .read_text()).splitlines()
+             if line.startswith("cores ")]
     assert len(cores) >= 20
     assert statistics.median(cores) <= 1.15, cores  # without the quota: about 2 here
 
@@ -96,7 +97,7 @@ def test_numpy_in_threads_gets_one_core_at_most(tmp_path: Path) -> None:
     with BotPool(options(move_time=0.4, grace=BUSY_GRACE, log_dir=tmp_path)) as pool:
         result = pool.play([fair("numpy_threads"), spec("first")], seed=7)
     assert result.faults == []
-    lines = (tmp_path / "numpy_threads.log").read_text().splitlines()
+    lines = unmarked((tmp_path / "numpy_threads.log").read_text()).splitlines()
     assert "blas threads 1" in lines  # BLAS pools are pinned to one thread in the sandbox
     cores = [float(line.split()[1]) for line in lines if line.startswith("cores ")]
     assert len(cores) >= 20

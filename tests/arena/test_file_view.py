@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from arena import BotPool, BotSpec, FileView, resolve_bots
+from arena import BotPool, BotSpec, FileView, resolve_bots, unmarked
 from tests.arena.conftest import options
 from tests.arena.zoo import write_bot
 
@@ -70,7 +70,7 @@ def _cold_read_ns(path: str) -> int:
 
 
 def _lines(log: Path, key: str) -> list[str]:
-    return [line.split(None, 1)[1] for line in log.read_text().splitlines()
+    return [line.split(None, 1)[1] for line in unmarked(log.read_text()).splitlines()
             if line.startswith(key + " ")]
 
 

@@ -54,3 +54,25 @@ def test_a_loud_bots_log_ends_with_what_it_printed_last(tmp_path: Path) -> None:
     assert printed_lines(path, 20) == [f"line {i}" for i in range(99980, 100000)]
     note = next(line for line in lines if line.startswith("--- arena: "))
     assert "more bytes of output dropped (log cap: 1 MiB per process" in note
+
+
+def test_a_process_log_is_one_block_of_lines_marked_with_game_and_turn(tmp_path: Path) -> None:
+    path = tmp_path / "bot.log"
+    first, second = BotLog(path), BotLog(path)     # two games' processes, at once
+    first.where, second.where = "game 7 seat 0 r1t1", "game 9 seat 1 r1t1"
+    first.write(b"thinking\nabout ")
+    second.write(b"other game\n")
+    first.where = "game 7 seat 0 r1t2"
+    first.write(b"it\nnext turn\n")
+    first.note("crash fault, game 7 seat 0, round 1, turn 2: boom")
+    assert path.read_text() == ""                 # nothing reaches the file before the end
+    second.close()
+    first.close()
+    assert path.read_text().splitlines() == [
+        "[game 9 seat 1 r1t1] other game",
+        "[game 7 seat 0 r1t1] thinking",
+        "[game 7 seat 0 r1t1] about it",             # a line is marked where it started
+        "[game 7 seat 0 r1t2] next turn",
+        "--- arena: crash fault, game 7 seat 0, round 1, turn 2: boom"]
+    assert printed_lines(path, 2) == ["[game 7 seat 0 r1t1] about it",
+                                      "[game 7 seat 0 r1t2] next turn"]

@@ -256,11 +256,13 @@ def main() -> None:
         "user_processes": [[p, _cmdline(p)] for p in others(uid)],
         "markers_alive": {m: [[p, _cmdline(p)] for p in matching(m)] for m in markers},
     }
+    from arena import unmarked  # what the bots printed, without the games' marks
+
     result["logs"] = {}
     for name in job.get("logs", []):
         log = Path.home() / "logs" / f"{name}.log"
         try:
-            result["logs"][name] = log.read_text(errors="replace")[-200000:]
+            result["logs"][name] = unmarked(log.read_text(errors="replace"))[-200000:]
         except OSError as err:
             result["logs"][name] = f"<{err}>"
     sys.stdout.write("\n" + json.dumps(result) + "\n")

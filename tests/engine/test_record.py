@@ -189,6 +189,7 @@ def test_the_typed_record_gives_back_the_json_it_read(players: int,
     (lambda r: r["rounds"][1]["picks"][0].append("tempura"), "round 2's picks"),
     (lambda r: r["faults"][0].pop("detail"), "fault 1: missing field 'detail'"),
     (lambda r: r["faults"][0].update(seat=None), "fault 1's seat has the wrong type"),
+    (lambda r: r["faults"][0].update(obs=[]), "fault 1's obs has the wrong type"),
     (lambda r: r.update(dummy_first_controller=None), "dummy_first_controller"),
     (lambda r: r.update(format="sushi-go-record/0"), "format is 'sushi-go-record/0'"),
 ])
@@ -201,3 +202,18 @@ def test_a_typed_record_is_read_exactly_or_not_at_all(change: Any, message: str)
         GameRecord.from_json(record)
     with pytest.raises(RecordError, match="fields out of order"):
         GameRecord.from_json(dict(reversed(finished_record().items())))
+
+
+def test_a_fault_keeps_the_observation_it_answered_and_old_faults_still_read() -> None:
+    from engine import GameRecord
+
+    record = finished_record()
+    old = json.dumps(record)
+    assert GameRecord.from_json(record).faults[0].obs is None       # written before obs existed
+    assert json.dumps(GameRecord.from_json(record).to_json()) == old  # and written back as read
+    obs = {"players": ["a", "b", "c", "d"], "round": 2, "turn": 3, "hand": ["maki3", "tempura"]}
+    record["faults"][0]["obs"] = obs
+    typed = GameRecord.from_json(json.loads(json.dumps(record)))
+    assert typed.faults[0].obs == obs
+    assert json.dumps(typed.to_json()) == json.dumps(record)
+    assert list(typed.to_json()["faults"][0]) == ["seat", "round", "turn", "kind", "detail", "obs"]

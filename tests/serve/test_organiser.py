@@ -208,3 +208,60 @@ def test_every_page_says_the_status_and_the_submit_page_helps(server):
     ast.parse(starter.text)
     assert starter.text == STARTER
     json.dumps(status)
+
+
+def _pool_with_observations(options, slots=None):
+    """The fake pool, its faults keeping the observation answered (as the arena's do)."""
+    from engine import replay_steps
+
+    pool = fake_pool(options, slots)
+    play = pool.play
+
+    def played(bots, seed, variant=()):
+        result = play(bots, seed, variant)
+        before = {(s.round, s.turn): s.before for s in replay_steps(result.record)}
+        for fault in result.record["faults"]:
+            state = before[(fault["round"], fault["turn"])]
+            fault["obs"] = state.observation(fault["seat"]).to_dict()
+        return result
+
+    pool.play = played
+    return pool
+
+
+def test_a_participant_sees_their_own_faults_observation_and_how_to_reproduce_it(server):
+    ann, bob, cat = (participant(server, n) for n in ("ann", "bob", "cat"))
+    for token, name in ((ann, "faulty_ann"), (bob, "bob_bot"), (cat, "cat_bot")):
+        assert submit(server, token, FIRST + f"# {name}\n".encode(), f"{name}.py"
+                      ).status_code == 201
+    executor = LocalExecutor(ArenaOptions(), 1, pool_factory=_pool_with_observations)
+    with LeagueStore.open(server.folder, write=True) as store:
+        play_batch(store, executor, games=2)
+        records = dict(store.records())
+    body = server.get("/api/bots/faulty_ann/log", headers=bearer(ann)).json()
+    last = body["faults"][-1]
+    seed, seat = records[last["game"] - 1].seed, last["seat"]
+    logs = server.folder / "logs"
+    logs.mkdir(exist_ok=True)
+    (logs / "faulty_ann.log").write_text(
+        f"[game {seed} seat {seat} r1t1] mine\n[game {seed + 1} seat {seat} r1t1] another game\n"
+        f"[game {seed} seat {seat} r3t2] mine again\n")
+    body = server.get("/api/bots/faulty_ann/log", headers=bearer(ann)).json()
+    faults = body["faults"]
+    assert faults[-1]["log"] == [f"[game {seed} seat {seat} r1t1] mine",
+                                 f"[game {seed} seat {seat} r3t2] mine again"]
+    assert faults and all(f["obs"]["seat"] == f["seat"] and f["obs"]["round"] == f["round"]
+                          and f["obs"]["turn"] == f["turn"] for f in faults)
+    last = faults[-1]
+    assert last["observation"][0] == f"round {last['round']}, turn {last['turn']}, " \
+        f"seat {last['seat']}"
+    assert last["observation"][1].startswith("hand: ")
+    assert last["record"] == records[last["game"] - 1].to_json()
+    assert last["again"] == (f"arena play --from league-game-{last['game']:06d}.json "
+                             f"--seat {last['seat']} faulty_ann.py")
+    assert [f for f in faults if "again" in f] == [last]      # the latest of its one kind
+    # Nobody else sees it: another participant is refused, the public pages hold none of it.
+    reply = server.get("/api/bots/faulty_ann/log", headers=bearer(bob))
+    assert reply.status_code == 403 and "obs" not in reply.text
+    page = server.get("/bots/faulty_ann.html").text
+    assert last["again"] not in page and last["observation"][1] not in page
