@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from cli.command import Command
+from cli.command import Command, plain_coercion
 
 if TYPE_CHECKING:  # Typer's own copy of click (the types of its commands)
     from typer._click import Command as ClickCommand
-    from typer._click import Context, HelpFormatter
+    from typer._click import Context, HelpFormatter, Parameter
 
 __all__ = ["COMMANDS", "app", "load_command", "main"]
 
@@ -103,7 +103,15 @@ def load_command(name: str) -> ClickCommand:
 
 class LazyGroup(TyperGroup):
     """The root group: commands listed from :data:`COMMANDS`, each loaded when first asked
-    for (to run it, or for its own help)."""
+    for (to run it, or for its own help); its ``--version`` and ``--help`` coerced
+    without pydantic."""
+
+    def get_params(self, ctx: Context) -> list[Parameter]:
+        """Its parameters, ``--help`` (made when first asked for) included, each coerced
+        without pydantic where its values are plain."""
+        params = super().get_params(ctx)
+        plain_coercion(params)
+        return params
 
     def list_commands(self, ctx: Context) -> list[str]:
         return list(COMMANDS)

@@ -18,8 +18,18 @@ ARENA = [sys.executable, "-c", "from cli.main import main; main()"]
 #: A test's server starts a game process that ended again after this many seconds, not the
 #: real server's serve.status.RESTART_SECONDS (10): what it does and says is the same.
 RESTART_SECONDS = 1.0
-SERVE = [sys.executable, "-c", f"import serve.status; serve.status.RESTART_SECONDS = "
-         f"{RESTART_SECONDS!r}\nfrom cli.main import main; main()"]
+
+
+def serve_command(http: dict[str, float] | None = None) -> list[str]:
+    """``arena`` as the tests' servers run it: RESTART_SECONDS, and ``http``'s settings of
+    :mod:`serve.http` (its connections' timeouts: ``{"HEADER_TIMEOUT": 1.0}``) in place of the
+    real ones."""
+    code = f"import serve.status; serve.status.RESTART_SECONDS = {RESTART_SECONDS!r}\n"
+    if http:
+        code += "import serve.http\n" + "".join(
+            f"assert hasattr(serve.http, {name!r}); serve.http.{name} = {value!r}\n"
+            for name, value in http.items())
+    return [sys.executable, "-c", code + "from cli.main import main; main()"]
 FIRST = '"""Keeps the first card."""\n\n\ndef pick(obs):\n    return obs.hand[0]\n'
 
 
@@ -32,14 +42,16 @@ def free_port() -> int:
 class Server:
     """``arena serve DIR`` on a free port (unsandboxed bots: quick), its output collected."""
 
-    def __init__(self, directory: Path, *extra: str) -> None:
+    def __init__(self, directory: Path, *extra: str, http: dict[str, float] | None = None
+                 ) -> None:
+        """``http``: settings of :mod:`serve.http` for this server (:func:`serve_command`)."""
         self.directory = directory
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         self.proc = subprocess.Popen(
-            [*SERVE, "serve", str(directory), "--port", str(self.port), "--sandbox", "none",
-             "--workers", "2", *extra],
+            [*serve_command(http), "serve", str(directory), "--port", str(self.port),
+             "--sandbox", "none", "--workers", "2", *extra],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
             start_new_session=True)
         self.lines: list[str] = []

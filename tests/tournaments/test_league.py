@@ -22,6 +22,12 @@ from tournaments.store.league import LeagueStore
 OPTIONS = ArenaOptions()
 
 
+
+@pytest.fixture
+def tmp_path(ram_tmp_path: Path) -> Path:
+    """Each test's leagues in memory: some store (and sync) thousands of games."""
+    return ram_tmp_path
+
 def local(workers: int = 1, factory=fake_pool) -> LocalExecutor:
     return LocalExecutor(OPTIONS, workers, pool_factory=factory)
 

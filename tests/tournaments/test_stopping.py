@@ -10,6 +10,9 @@ import math
 import random
 import sys
 from collections import defaultdict
+from pathlib import Path
+
+import pytest
 
 from arena import ArenaOptions, BotSpec
 from tests.tournaments.fake_pool import FakePool, FakeResult
@@ -31,6 +34,12 @@ from tournaments.stopping import (
     stop_decisions,
 )
 from tournaments.store.league import LeagueStore
+
+
+@pytest.fixture
+def tmp_path(ram_tmp_path: Path) -> Path:
+    """Each test's leagues in memory: they store (and sync) thousands of games."""
+    return ram_tmp_path
 
 
 def sums(ds: list[float]) -> tuple[int, float, float]:
