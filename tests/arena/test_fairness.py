@@ -73,7 +73,10 @@ def test_a_bot_gets_no_cpu_between_its_turns(tmp_path: Path) -> None:
     # would have had about rate * game (3 to 10 times more, from a busy machine to an idle
     # one: its picks take tens of ms, the window bot's 200): it is well below halfway.
     assert ponder.cpu < rate * (ponder.wall + game) / 2, (ponder, window, game)
-    assert ponder.cpu <= ponder.wall + 0.05  # never more CPU than it was given time
+    # Never more CPU than it was given time, but for the moments it runs unfrozen outside a
+    # pick (after loading, new_game and end_game: about 60 ms in all on a quiet machine, where
+    # its picks take a few ms) -- still 40 times less than the game's six seconds.
+    assert ponder.cpu <= ponder.wall + 0.15, (ponder, window, game)
 
 
 @pytest.mark.skipif("cpu" not in detect().controllers,

@@ -116,7 +116,7 @@ def test_unavailable_is_reported_not_raised_by_describe(monkeypatch: pytest.Monk
     def missing() -> None:
         raise seccomp.SeccompUnavailable("libseccomp.so.2 not found")
 
-    monkeypatch.setattr(seccomp, "_built", None)
+    monkeypatch.setattr(seccomp, "_built", {})
     monkeypatch.setattr(seccomp, "_problem", None)
     monkeypatch.setattr(seccomp, "_Lib", missing)
     assert seccomp.describe() == "seccomp: unavailable (libseccomp.so.2 not found)"
