@@ -184,8 +184,10 @@ def test_a_node_and_a_java_bot_validate_and_play_a_tournament(
         names.append("javafirst")
         runtimes.insert(0, "java")
     flags = [f for r in runtimes for f in ("--allow-runtime", r)]
+    # The runtime's start counts towards a game's first pick (docs/bots.md): a JVM's ~50 ms
+    # here, ten times that on a machine as busy as a parallel test run makes it.
     done = _arena("tournament", *entrants, "random", "--cycles", "1", "--seed", "3",
-                  "--sandbox", "bwrap", "--move-time", "0.5", *flags,
+                  "--sandbox", "bwrap", "--move-time", "2", *flags,
                   "--out", str(tmp_path / "out"), cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     ranking = json.loads((tmp_path / "out" / "ranking.json").read_text())

@@ -93,7 +93,10 @@ def test_a_program_starter_builds_validates_and_beats_random(tmp_path: Path, lan
     from arena import ArenaOptions, BotPool, BotSpec
 
     totals = [0, 0]
-    options = ArenaOptions(sandbox="bwrap", move_time=0.5, log_dir=tmp_path / "logs",
+    # A runtime's start (a JVM's ~50 ms here) counts towards the first pick: room for a busy
+    # machine.
+    options = ArenaOptions(sandbox="bwrap", move_time=2.0 if runtime else 0.5,
+                           log_dir=tmp_path / "logs",
                            runtimes=(runtime,) if runtime else ())
     with BotPool(options) as pool:
         for seed in range(2):  # one game in each seat order (seeded: the same each run)
