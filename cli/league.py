@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from arena import ArenaOptions, SetBy, safe_text, setup_logging, usable_cores
-from cli.common import Command, fail, interrupt, packages_value
+from cli.common import Command, fail, interrupt, packages_value, runtimes_value
 from cli.options import VariantOption, takes_options
 from tournaments import (
     DEFAULT_CONFIDENCE,
@@ -38,6 +38,7 @@ from tournaments import (
     packages_text,
     play_batch,
     ranking_table,
+    runtimes_text,
     seating_rule,
     write_rankings,
 )
@@ -93,6 +94,8 @@ def new_command(
                + ")")
     typer.echo(f"bots: at most {limits.max_bytes / (1 << 20):g} MiB and {limits.max_files} "
                f"files each; they may import {packages_text(allowed)}")
+    if config.runtimes:
+        typer.echo(f"program bots may run: {runtimes_text(runtimes_value(config.runtimes)[1])}")
     typer.echo(seating_rule(sizes))
     typer.echo(f"next: arena league add {shown} BOT...   then: arena league run {shown} "
                "--games N")

@@ -270,3 +270,26 @@ def test_as_an_ordinary_user(bots: dict[str, Path]) -> None:
         assert {f["kind"] for f in played["faults"]} == kinds_expected, played["faults"]
     assert "contained" in run.result["logs"]["nodehostile"]
     assert run.leftovers == []
+
+
+def test_a_league_says_its_runtimes_and_refuses_a_bot_needing_another(
+        tmp_path: Path, bots: dict[str, Path]) -> None:
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    runner = CliRunner()
+    with_node, without = tmp_path / "with", tmp_path / "without"
+    done = runner.invoke(app, ["league", "new", str(with_node), "--allow-runtime", "node",
+                               "--seed", "1"])
+    assert done.exit_code == 0, done.output
+    version = resolve_runtimes(("node",))[0].version
+    assert f"program bots may run: node {version}\n" in done.output
+    done = runner.invoke(app, ["league", "add", str(with_node), str(bots["nodefirst"])])
+    assert done.exit_code == 0, done.output
+    done = runner.invoke(app, ["league", "new", str(without), "--seed", "1"])
+    assert done.exit_code == 0 and "program bots may run" not in done.output
+    done = runner.invoke(app, ["league", "add", str(without), str(bots["nodefirst"])])
+    assert done.exit_code != 0
+    assert "bot.json names the runtime 'node', which this arena does not allow" in done.output
+    assert "Traceback" not in done.output
