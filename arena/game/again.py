@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.game.faults import Fault
-from arena.game.loop import Game, Host, _Question
+from arena.game.loop import Game, Host, _Question, _question
 from arena.game.seats import Bot
 from engine import DUMMY_SEAT, Pick, RecordError, ReplayStep, replay_steps
 
@@ -116,14 +116,15 @@ class _Again(Game):
                 raise ValueError(f"seat {self.seat} does not give the dummy its card in round "
                                  f"{round_}, turn {turn}")
             if not (last and for_dummy):
-                question = self._question(self.seat, self.seat, state.legal_picks(self.seat),
-                                          picks)
+                question = _question(self.policy, state, self.budget.move_time, self.seat,
+                                     self.seat, state.legal_picks(self.seat), picks)
                 if question is not None:
                     self._ask([question], picks)
             if state.controller == self.seat and (for_dummy or not last):
                 own = step.picks[self.seat]
-                dummy = self._question(self.seat, DUMMY_SEAT, state.legal_dummy_picks(own),
-                                       picks, for_dummy_after=own)
+                dummy = _question(self.policy, state, self.budget.move_time, self.seat,
+                                  DUMMY_SEAT, state.legal_dummy_picks(own), picks,
+                                  for_dummy_after=own)
                 if dummy is not None:
                     self._ask([dummy], picks)
                     question = dummy if last else question

@@ -125,14 +125,15 @@ class Game:
             state = self.state
             seen = len(policy.faults)
             picks: list[Pick | None] = [None] * state.rules.seats
+            ask = partial(_question, policy, state, self.budget.move_time)
             questions = [q for seat in state.acting_seats
-                         if (q := self._question(seat, seat, state.legal_picks(seat), picks))]
+                         if (q := ask(seat, seat, state.legal_picks(seat), picks))]
             self._ask(questions, picks)
             controller = state.controller
             if controller is not None:
                 own = picks[controller]
-                question = self._question(controller, DUMMY_SEAT, state.legal_dummy_picks(own),
-                                          picks, for_dummy_after=own)
+                question = ask(controller, DUMMY_SEAT, state.legal_dummy_picks(own), picks,
+                               for_dummy_after=own)
                 if question is not None:
                     self._ask([question], picks)
             self.state = state.apply(picks)
@@ -146,21 +147,6 @@ class Game:
         record = to_record(self.state, faults=policy.records())
         return GameResult(record, time.monotonic() - start, [s.seconds for s in self.seats],
                           list(policy.faults), [s.timing() for s in self.seats])
-
-    def _question(self, seat: int, target: int, legal: list[Pick], picks: list[Pick | None],
-                  for_dummy_after: Pick | None = None) -> _Question | None:
-        """The question for ``picks[target]`` (``seat``'s own, or the dummy's), or None once it
-        is settled without asking: the one legal pick, or a random one for a seat not asked."""
-        if len(legal) == 1:
-            picks[target] = legal[0]
-        elif not self.policy.may_ask(seat):
-            picks[target] = self.policy.substitute(legal)
-        else:
-            obs = self.state.observation(seat, time_limit=self.budget.move_time,
-                                         for_dummy_after=for_dummy_after)
-            asked = Asked("pick", legal, obs.hand, obs.can_use_chopsticks, obs.for_dummy)
-            return _Question(seat, target, obs, asked)
-        return None
 
     # ------------------------------------------------------------------ processes
     def _start(self, seats: list[Seat], *, resume: bool) -> None:
@@ -176,7 +162,7 @@ class Game:
                 self._judge(seat, Asked("boot"), proc)
                 continue
             seat.proc = proc
-            self._where(proc, seat, "start")
+            _mark(proc, self.seed, seat, "start")
             seat.random_seed = derive_seed(self.host.secret, self.seed, seat.index,
                                            seat.restarts)
             loads.append((seat, proc.request(
@@ -197,7 +183,7 @@ class Game:
             seat.loaded(seat.proc)
             obs = self.state.observation(seat.index, time_limit=self.budget.move_time)
             message = observation_message(obs, obs_public)
-            self._where(seat.proc, seat, f"r{self.state.round}t{self.state.turn}")
+            _mark(seat.proc, self.seed, seat, f"r{self.state.round}t{self.state.turn}")
             begins.append((seat, seat.proc.request(
                 partial(encode_begin, obs=message, seed=seat.random_seed, resume=resume),
                 self.budget.pick)))
@@ -222,7 +208,7 @@ class Game:
                 picks[q.target] = self.policy.substitute(q.asked.legal)
                 continue
             q.message = message = observation_message(q.obs, public)
-            self._where(proc, self.seats[q.seat], f"r{self.state.round}t{self.state.turn}")
+            _mark(proc, self.seed, self.seats[q.seat], f"r{self.state.round}t{self.state.turn}")
             q.job = proc.request(partial(encode_pick, obs=message), self.budget.pick)
         self.hub.exchange([q.job for q in questions if q.job is not None])
         lost = []
@@ -255,18 +241,13 @@ class Game:
                 "seat": seat.index, "players": list(state.names),
                 "scores": state.final_scores, "places": state.places,
                 "puddings": list(state.puddings)}
-            self._where(proc, seat, "end")
+            _mark(proc, self.seed, seat, "end")
             jobs.append((seat, proc.request(partial(encode_end, result=result),
                                             self.budget.pick)))
         self.hub.exchange([job for _, job in jobs])
         for seat, job in jobs:
             self._judge(seat, Asked("end"), job.outcome, timed=job,
                         when=(ROUNDS, state.rules.hand_size + 1))
-
-    def _where(self, proc: BotProcess, seat: Seat, when: str) -> None:
-        """Mark what ``proc``'s bot prints from now as this game's (its deal's seed and the
-        seat: a tournament plays a deal in several seatings), at ``when``."""
-        proc.log.where = f"game {self.seed} seat {seat.index} {when}"
 
     # ------------------------------------------------------------------ faults
     def _judge(self, seat: Seat, asked: Asked, outcome: Outcome | None, *,
@@ -293,35 +274,64 @@ class Game:
             self._fault(seat, verdict, when, obs)
         return verdict
 
-    def _author_paths(self, seat: Seat, text: str) -> str:
-        """``text`` (a traceback) with the sandbox's paths of the bot's files named as its
-        author knows them: a file bot's as ``NAME.py`` (a stored copy may be named by its
-        hash), a folder bot's files by their paths in the folder."""
-        if BOT_DIR not in text:
-            return text
-        files = self.host.files(seat.bot)
-        if not isinstance(files, str) and files.kind == "file":
-            text = text.replace(f'"{BOT_DIR}/{files.entry}"', f'"{seat.bot.name}.py"')
-        return text.replace(f'"{BOT_DIR}/', '"')
-
     def _fault(self, seat: Seat, fault: Faulted, when: tuple[int, int] | None,
                obs: dict[str, object] | None = None) -> None:
         if fault.traceback:
-            fault = replace(fault, traceback=self._author_paths(seat, fault.traceback))
+            fault = replace(fault, traceback=_author_paths(self.host, seat, fault.traceback))
         round_, turn = when or (self.state.round, self.state.turn)
         self.policy.fault(seat.index, round_, turn, fault.kind, fault.detail, fault.traceback,
                           obs=None if fault.kind is FaultKind.START else obs)
         if when is not None:  # after the game: nothing more to ask, nothing to retire
             return
         if fault.traceback.strip():  # where a bot author looks first: the bot's own log
-            lines = [f"{fault.kind.value} fault, game {self.seed} seat {seat.index}, round "
-                     f"{round_}, turn {turn}: {fault.detail}",
-                     *fault.traceback.rstrip().splitlines()]
-            if seat.proc is not None:   # with the game's output, after what it printed
-                for line in lines:
-                    seat.proc.log.note(line)
-            else:
-                self.host.note(seat.bot, lines)
+            _note_traceback(self.host, seat, fault, f"game {self.seed} seat {seat.index}, "
+                                                    f"round {round_}, turn {turn}")
         if (fault.kind is FaultKind.START or self.policy.restarts(fault.kind)
                 or not self.policy.may_ask(seat.index)):
             seat.retire(self.hub)
+
+
+def _mark(proc: BotProcess, seed: int, seat: Seat, when: str) -> None:
+    """Mark what ``proc``'s bot prints from now as this game's (its deal's ``seed`` and the
+    seat: a tournament plays a deal in several seatings), at ``when``."""
+    proc.log.where = f"game {seed} seat {seat.index} {when}"
+
+
+def _author_paths(host: Host, seat: Seat, text: str) -> str:
+    """``text`` (a traceback) with the sandbox's paths of the bot's files named as its
+    author knows them: a file bot's as ``NAME.py`` (a stored copy may be named by its
+    hash), a folder bot's files by their paths in the folder."""
+    if BOT_DIR not in text:
+        return text
+    files = host.files(seat.bot)
+    if not isinstance(files, str) and files.kind == "file":
+        text = text.replace(f'"{BOT_DIR}/{files.entry}"', f'"{seat.bot.name}.py"')
+    return text.replace(f'"{BOT_DIR}/', '"')
+
+
+def _note_traceback(host: Host, seat: Seat, fault: Faulted, where: str) -> None:
+    """Write ``fault``'s line and traceback into the bot's own log, after what it printed in
+    this game (its process's log), or the host's note of it when it has no process."""
+    lines = [f"{fault.kind.value} fault, {where}: {fault.detail}",
+             *fault.traceback.rstrip().splitlines()]
+    if seat.proc is not None:
+        for line in lines:
+            seat.proc.log.note(line)
+    else:
+        host.note(seat.bot, lines)
+
+
+def _question(policy: FaultPolicy, state: GameState, move_time: float, seat: int, target: int,
+              legal: list[Pick], picks: list[Pick | None],
+              for_dummy_after: Pick | None = None) -> _Question | None:
+    """The question for ``picks[target]`` (``seat``'s own, or the dummy's), or None once it is
+    settled without asking: the one legal pick, or a random one for a seat not asked."""
+    if len(legal) == 1:
+        picks[target] = legal[0]
+    elif not policy.may_ask(seat):
+        picks[target] = policy.substitute(legal)
+    else:
+        obs = state.observation(seat, time_limit=move_time, for_dummy_after=for_dummy_after)
+        asked = Asked("pick", legal, obs.hand, obs.can_use_chopsticks, obs.for_dummy)
+        return _Question(seat, target, obs, asked)
+    return None

@@ -86,9 +86,8 @@ class ProcessState(Enum):
 
 
 class BotProcess:
-    """A runner in a sandbox of its own, from boot to reaping. Passive: its methods act on
-    this process alone and return what happened (a reply, the end of its channel, garbage, how
-    it ended); the hub (:class:`arena.runtime.hub.Hub`) registers it, ends its jobs, kills it."""
+    """A runner in its own sandbox, boot to reaping. Passive: its methods return what happened
+    (a reply, EOF, garbage, its end); the hub (:class:`arena.runtime.hub.Hub`) acts on it."""
 
     def __init__(self, sandbox: Sandbox, zygote: Zygote | None, teardown: Teardown,
                  startup_time: float) -> None:
