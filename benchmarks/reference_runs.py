@@ -167,7 +167,7 @@ def compare(old: Path, new: Path) -> int:
                                             "tournament.db-shm", "league.db", "league.db-wal",
                                             "league.db-shm", "tournament.lock", "league.lock",
                                             "ranking.md", "ranking.csv",
-                                            "logs", "arena.log"))
+                                            "logs", "arena.log", "republished"))
     # Sites from the same data: NEW's publish on OLD's databases against OLD's sites.
     scratch = new / "republished"
     shutil.rmtree(scratch, ignore_errors=True)
