@@ -293,3 +293,29 @@ def test_a_league_says_its_runtimes_and_refuses_a_bot_needing_another(
     assert done.exit_code != 0
     assert "bot.json names the runtime 'node', which this arena does not allow" in done.output
     assert "Traceback" not in done.output
+
+
+def test_compare_and_a_league_play_program_bots(tmp_path: Path, bots: dict[str, Path]) -> None:
+    """A C starter through `arena compare`, and a league of it and a Node bot through `league
+    run`: console script, sandboxed, no fault."""
+    if shutil.which("gcc") is None or shutil.which("make") is None:
+        pytest.skip("needs gcc and make to build the C starter")
+    assert _arena("new-bot", "cbot", "--lang", "c", cwd=tmp_path).returncode == 0
+    subprocess.run(["make", "-s", "-C", "cbot"], cwd=tmp_path, check=True, capture_output=True)
+    done = _arena("compare", "cbot", "greedy", "--max-games", "4", "--players", "2",
+                  "--sandbox", "bwrap", "--move-time", "0.5", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "at 4 games" in done.stdout.splitlines()[-1], done.stdout
+    lg = tmp_path / "lg"
+    for args in (["league", "new", str(lg), "--allow-runtime", "node", "--players", "2",
+                  "--seed", "3", "--move-time", "2"],
+                 ["league", "add", str(lg), "cbot"],
+                 ["league", "add", str(lg), str(bots["nodefirst"])],
+                 ["league", "run", str(lg), "--games", "4", "--sandbox", "bwrap", "--quiet"]):
+        done = _arena(*args, cwd=tmp_path)
+        assert done.returncode == 0, done.stdout + done.stderr
+    ranking = json.loads((lg / "ranking.json").read_text())
+    played = {b["name"]: b for b in ranking["bots"]}
+    assert set(played) == {"cbot", "nodefirst"}, played
+    for row in played.values():
+        assert row["games"] == 4 and sum(row["faults"].values()) == 0, row
