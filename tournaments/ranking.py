@@ -212,6 +212,9 @@ class Ranking:
     packages: tuple[AllowedPackage, ...] | None = None
     #: The interpreters program bots could run (``--allow-runtime``), with versions.
     runtimes: tuple[AllowedRuntime, ...] = ()
+    #: What each bot's picks cost, per pick, by round and card (``arena tournament
+    #: --analyse``; :func:`tournaments.analysis.analysis_summary`); None: not analysed.
+    analysis: Json | None = None
 
     @property
     def complete(self) -> bool:
@@ -253,6 +256,8 @@ class Ranking:
             data["packages"] = [{"name": p.name, "version": p.version} for p in self.packages]
         if self.runtimes:
             data["runtimes"] = [{"name": r.name, "version": r.version} for r in self.runtimes]
+        if self.analysis is not None:
+            data["analysis"] = self.analysis
         return data
 
 
