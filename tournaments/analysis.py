@@ -3,9 +3,10 @@
 For each pick a bot chose (a turn where it had a choice), the evaluation values the pick and
 its alternatives *from what that seat knew* (its observation, not the hidden hands) and says
 how many points the pick cost against the best of them: ``cost = best value - value of the
-pick played`` (0 when the pick was the best). A value is this seat's expected points to the end
+pick played`` (0 when the pick was the best). A value estimates this seat's points to the end
 of the round minus its opponents' mean (puddings counted by round as ``mcts`` counts them:
-half of the standings after rounds 1 and 2, the whole pudding score at the end of the game).
+half of the standings after rounds 1 and 2, the whole pudding score at the end of the game);
+only differences between values mean anything.
 
 Two evaluations, by position:
 
@@ -17,10 +18,13 @@ Two evaluations, by position:
   observation (``engine.determinize``: unseen cards shuffled into hidden hands and later
   deals), the same deals and the same random draws for every candidate (common random
   numbers), each candidate played out to the round's end by the ``mcts`` bot's rollout policy
-  (its noisy-greedy play, each opponent drawn as farsighted, myopic or random). Candidates: every
-  distinct card, the chopsticks pairs of the four most promising cards (``mcts``'s), and the pick
-  played. With the default budget the cost of a pick is within about a point of what a budget
-  32 times larger says (docs/publish.md, "What a pick cost": the calibration).
+  (its noisy-greedy play, each opponent drawn as farsighted, myopic or random); to each
+  candidate's mean reward the ``heuristic`` bot's value of the pick is added at
+  ``prior_weight`` (the judge then finds picks that really gain more), and the sum is scaled
+  by ``scale``, the factor that turns it into the points a pick gains in play, fitted on games
+  whose truth is known (benchmarks/analysis_calibration.py; docs/publish.md gives the fit and
+  its check on other games). Candidates: every distinct card, the chopsticks pairs of the four
+  most promising cards (``mcts``'s), and the pick played.
 
 Deterministic: each evaluation is seeded from the record's seed, the seat, round and turn, so
 the same record and budget give the same analysis, byte for byte, on any machine and worker
@@ -56,24 +60,38 @@ EXACT_CARDS = 3
 #: Deals sampled per pick unless a budget says otherwise (a 4-player game in about a second
 #: here: docs/publish.md).
 DETERMINIZATIONS = 48
+#: The heuristic's value of a pick is added to the rollouts' at this weight: the judge then
+#: finds picks that gain more in play (docs/publish.md, "What a pick cost").
+PRIOR_WEIGHT = 0.5
+#: Rollout values exaggerate what a pick gains in play; costs are scaled by this, fitted by
+#: benchmarks/analysis_calibration.py --fit (docs/publish.md).
+SCALE = 0.52
 #: Decimal digits of the values and costs stated.
 DIGITS = 2
 
 
 @dataclass(frozen=True)
 class AnalysisBudget:
-    """How much the sampled evaluation spends on one pick."""
+    """How the sampled evaluation values a pick, and how much it spends on it."""
 
     #: Deals sampled per pick; every candidate is played out once on each.
     determinizations: int = DETERMINIZATIONS
+    #: Weight of the ``heuristic`` bot's value of a pick added to its mean rollout reward
+    #: (``mcts`` adds it at weight 1, fading; here it stays).
+    prior_weight: float = PRIOR_WEIGHT
+    #: The factor turning those values into points a pick really gains
+    #: (benchmarks/analysis_calibration.py fits it).
+    scale: float = SCALE
 
     def describe(self) -> str:
-        return (f"{self.determinizations} determinizations per pick, each candidate played "
-                "out once on each by mcts's rollout policy; exact in two-player endgames "
-                f"(at most {EXACT_CARDS} cards, every card known)")
+        return (f"{self.determinizations} sampled deals a pick, each candidate played out on "
+                f"each by mcts's rollouts, plus {self.prior_weight:g} x heuristic's value, "
+                f"scaled by {self.scale:g} as calibrated; exact in two-player endgames of "
+                f"{EXACT_CARDS} cards or fewer")
 
     def to_json(self) -> dict[str, Any]:
         return {"evaluator": "mcts-rollouts", "determinizations": self.determinizations,
+                "prior_weight": self.prior_weight, "scale": self.scale,
                 "exact_cards": EXACT_CARDS, "value": "points to the round's end minus the "
                 "opponents' mean, puddings counted by round"}
 
@@ -158,21 +176,6 @@ def _exact_value(g: FastGame, me: int, action: Sequence[int], start: tuple[list[
     return sum(values) / len(values)
 
 
-def _models(mcts: Any, players: int, rand: Any) -> list[Any]:
-    import os
-    kind = os.environ.get("AN_MODEL", "mix")
-    if kind == "mix":
-        return list(mcts.draw_models(players, rand))
-    if kind == "far":
-        return [(mcts.worth, mcts.MY_NOISE)] * players
-    if kind == "far3":
-        return [(mcts.worth, 3.0)] * players
-    if kind == "farmy":
-        return [(mcts.worth, mcts.MY_NOISE) if rand() < 0.5 else (mcts.myopic, mcts.MYOPIC_NOISE)
-                for _ in range(players)]
-    raise ValueError(kind)
-
-
 def _evaluate(obs: Any, played: tuple[int, ...], seed: str, budget: AnalysisBudget,
               exact: bool) -> tuple[list[tuple[int, ...]], list[float]]:
     """The candidate actions for ``obs`` (``played`` among them) and each one's value."""
@@ -192,11 +195,13 @@ def _evaluate(obs: Any, played: tuple[int, ...], seed: str, budget: AnalysisBudg
         deal = random.Random(f"{seed}/{d}")
         g = determinize(obs, deal)
         draws = deal.getrandbits(64)
-        models = _models(mcts, g.players, random.Random(draws ^ 1).random)
+        models = mcts.draw_models(g.players, random.Random(draws ^ 1).random)
         for k, action in enumerate(actions):
             rand = random.Random(draws).random
             totals[k] += mcts.rollout(g.copy(), me, action, None, rand, models, start)
-    return actions, [t / budget.determinizations for t in totals]
+    prior = mcts.prior_values(obs, actions)
+    return actions, [budget.scale * (t / budget.determinizations + budget.prior_weight * p)
+                     for t, p in zip(totals, prior, strict=True)]
 
 
 def pick_costs(record: Mapping[str, Any], budget: AnalysisBudget | None = None
