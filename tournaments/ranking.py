@@ -27,6 +27,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from tournaments.config import TournamentConfig
 from tournaments.evidence import MIN_DEALS, Margin
@@ -214,7 +215,7 @@ class Ranking:
     runtimes: tuple[AllowedRuntime, ...] = ()
     #: What each bot's picks cost, per pick, by round and card (``arena tournament
     #: --analyse``; :func:`tournaments.analysis.analysis_summary`); None: not analysed.
-    analysis: Json | None = None
+    analysis: dict[str, Any] | None = None
 
     @property
     def complete(self) -> bool:
