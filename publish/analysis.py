@@ -96,7 +96,8 @@ def analysis_block(data: Mapping[str, Any]) -> str:
     return (f'<h2 id="analysis">What each pick cost</h2><p class="note">Points each pick lost '
             "against the best pick, from what the seat knew: its expected points to the "
             "round's end minus its opponents' mean "
-            f"({esc(method.get('determinizations'))} sampled deals a pick; exact in "
+            f"({esc(method.get('determinizations'))} sampled deals a pick, scaled as calibrated "
+            "on real play; exact in "
             "two-player endgames). Marked on each pick; picks losing "
             f"{COSTLY:g} or more in red. Lost in all: {totals}.</p>{_chart(data)}"
             + (f'<ol id="costliest">{"".join(items)}</ol>' if items else ""))
