@@ -4,14 +4,18 @@ points lost by round and card on its page (``arena tournament --analyse``,
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from publish.html import esc
 from publish.replay import ReplayData
 from publish.svg import PALETTE, Series, line_chart
+from tournaments import analysis_path
 
-__all__ = ["COSTLY", "analysis_block", "analysis_section", "matches", "with_analysis"]
+__all__ = ["COSTLY", "analysis_block", "analysis_section", "matches", "with_analysis",
+           "with_analysis_beside"]
 
 #: A pick losing at least this many points is marked costly on the replay page.
 COSTLY = 1.5
@@ -52,6 +56,23 @@ def matches(data: ReplayData, analysis: Mapping[str, Any]) -> bool:
                 or frame["picks"][seat] != p.get("pick")):
             return False
     return True
+
+
+def with_analysis_beside(data: ReplayData, record: Path) -> ReplayData:
+    """``data`` (the replay of the record file ``record``) with the analysis kept beside it
+    (``NAME.analysis.json``, ``arena play --analyse --record``) when there is one. Raises
+    ``ValueError`` (one line) for an unreadable file or the analysis of another game."""
+    beside = analysis_path(record)
+    if not beside.is_file():
+        return data
+    try:
+        found = json.loads(beside.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise ValueError(f"cannot read {beside}: {err}") from None
+    if not isinstance(found, dict) or not matches(data, found):
+        raise ValueError(f"{beside} is not the analysis of {record.name} (arena play --from "
+                         f"{record.name} --analyse makes it again)")
+    return with_analysis(data, found)
 
 
 def _chart(data: Mapping[str, Any]) -> str:

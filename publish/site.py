@@ -24,7 +24,6 @@ What grows with the number of bots squared (the head-to-head matrix) or with gam
 
 from __future__ import annotations
 
-import json
 import shutil
 import sys
 from dataclasses import dataclass
@@ -33,14 +32,14 @@ from pathlib import Path
 
 from arena import safe_text
 from engine import RecordError
-from publish.analysis import matches, with_analysis
+from publish.analysis import with_analysis, with_analysis_beside
 from publish.botpage import bot_page
 from publish.data import choose_replays, game_analyses, load_data, selected_records
 from publish.html import slugs
 from publish.pages import Site, games_page, index_page, replay_name, replay_page
 from publish.replay import replay_data
 from publish.replaypage import NotARecord, read_record, record_page
-from tournaments import FINAL_DIR, analysis_path, final_state
+from tournaments import FINAL_DIR, final_state
 
 __all__ = ["PublishError", "Published", "write_record_site", "write_site", "DEFAULT_REPLAYS",
            "MARKER", "ASSETS"]
@@ -163,16 +162,10 @@ def write_record_site(record: Path, out: Path) -> Published:
         data = read_record(record)
     except NotARecord as err:
         raise PublishError(str(err)) from None
-    beside = analysis_path(record)
-    if beside.is_file():    # arena play --analyse --record: marks and the chart
-        try:
-            found = json.loads(beside.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as err:
-            raise PublishError(f"cannot read {beside}: {err}") from None
-        if not isinstance(found, dict) or not matches(data, found):
-            raise PublishError(f"{beside} is not the analysis of {record.name} (arena play "
-                               f"--from {record.name} --analyse makes it again)")
-        data = with_analysis(data, found)
+    try:
+        data = with_analysis_beside(data, record)   # arena play --analyse --record
+    except ValueError as err:
+        raise PublishError(str(err)) from None
     _prepare(out, ("assets",))
     size = _write(out / "index.html", record_page(data, record.name)) + _assets(out)
     return Published(out, len(data["players"]), 1, 1, (), size)
