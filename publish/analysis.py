@@ -114,7 +114,7 @@ def analysis_block(data: Mapping[str, Any]) -> str:
                         f"({seat['picks']} picks)"
                         for s, seat in enumerate(found["seats"]) if seat.get("picks"))
     method = found.get("method") or {}
-    return (f'<h2 id="analysis">What each pick cost</h2><p class="note">Points each pick lost '
+    return (f'\n<h2 id="analysis">What each pick cost</h2><p class="note">Points each pick lost '
             "against the best pick, from what the seat knew: its expected points to the "
             "round's end minus its opponents' mean "
             f"({esc(method.get('determinizations'))} sampled deals a pick, scaled as calibrated "
