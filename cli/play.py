@@ -30,7 +30,7 @@ from arena import (
 from cli.common import fail
 from cli.options import VariantOption, takes_options
 from engine import Card, GameRecord, Pick
-from tournaments import PlayRequest, RequestError, prepare_game
+from tournaments import DETERMINIZATIONS, PlayRequest, RequestError, prepare_game
 
 __all__ = ["TurnPrinter", "format_hand", "format_pick", "play_command"]
 
@@ -138,6 +138,15 @@ def play_command(
         help="With --from: the --seed of the tournament the record comes from (the bot's "
         "random then draws what it drew there; default: the record's seed, as arena play "
         "--seed).", show_default=False, metavar="N")] = None,
+    analyse: Annotated[bool, typer.Option(
+        "--analyse", help="After the game (or, with --from and no --seat, for the record): "
+        "what each pick cost against the best pick, by a reference evaluation "
+        "(docs/publish.md); written beside the record as NAME.analysis.json (arena publish "
+        "RECORD shows it).")
+    ] = False,
+    analyse_budget: Annotated[int, typer.Option(
+        min=1, help="With --analyse: deals sampled per pick.", metavar="N")
+    ] = DETERMINIZATIONS,
     *,
     options: ArenaOptions,
 ) -> None:
@@ -146,6 +155,9 @@ def play_command(
 
     With --from RECORD --seat N: replay a recorded game up to that seat's fault and ask its
     bot again there."""
+    if again_from is not None and analyse and seat is None:
+        _analyse_file(again_from, analyse_budget)
+        return
     if again_from is not None:
         from cli.again import play_again
 
@@ -201,8 +213,42 @@ def play_command(
         path = safe_text(str(record))
         typer.echo(f"\nRecord written to {path} (its replay page: arena publish {path} "
                    "--site DIR)")
+    if analyse:
+        _analyse(rec.to_json(), record, analyse_budget)
     broken = [f for f in result.faults if f.kind == "start"]
     if broken:
         first = broken[0]
         fail(f"bot {shown[first.seat]} failed to load: {safe_text(first.detail)}", 1)
     sys.stdout.flush()
+
+
+def _analyse(record: dict[str, object], path: Path | None, budget: int) -> None:
+    from cli.analyse import print_analysis
+    from tournaments import AnalysisBudget, analysis_json, analysis_path
+
+    analysis = print_analysis(record, AnalysisBudget(budget))
+    if path is not None:
+        target = analysis_path(path)
+        try:
+            target.write_text(analysis_json(analysis), encoding="utf-8")
+        except OSError as err:
+            fail(f"cannot write the analysis to {safe_text(str(target))}: {err.strerror}")
+        typer.echo(f"\nAnalysis written to {safe_text(str(target))}")
+
+
+def _analyse_file(path: Path, budget: int) -> None:
+    """``arena play --from RECORD --analyse``: what each pick of a stored record cost."""
+    from engine import RecordError
+
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        rec = GameRecord.from_json(record)
+    except OSError as err:
+        fail(f"cannot read {safe_text(str(path))}: {err.strerror}")
+    except (ValueError, KeyError, TypeError) as err:
+        fail(safe_text(f"{path} is not a game record (sushi-go-record/1): {err}", limit=300))
+    typer.echo(f"Seed {rec.seed}: " + " vs ".join(safe_text(n) for n in rec.players))
+    try:
+        _analyse(rec.to_json(), path, budget)
+    except RecordError as err:
+        fail(safe_text(f"{path}: {err}", limit=300))

@@ -9,6 +9,7 @@ import json
 from collections import Counter
 
 from arena import FAULT_KINDS, again_command, describe_obs
+from publish.analysis import analysis_section
 from publish.data import BotData, GameFault, game_number, selected_records
 from publish.html import Cell, esc, figure, link, page, stat, table
 from publish.pages import Site, share_color
@@ -326,6 +327,7 @@ def bot_page(site: Site, bot: BotData) -> str:
         '<p class="note">How often this bot finished ahead of each opponent when they sat at '
         "the same table (ties count one half).</p>",
         _h2h_table(site, bot),
+        *analysis_section(site.data.ranking.analysis, bot.name),
         "<h2>Faults</h2>", _faults(site, bot),
         "<h2>Games</h2>", _games(site, bot),
         *_files(bot),

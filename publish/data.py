@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from engine import DUMMY_NAME, GameRecord, RecordFault
 from tournaments import (
@@ -29,7 +30,7 @@ from tournaments import (
 )
 
 __all__ = ["GameFault", "BotData", "TournamentData", "load_data", "choose_replays",
-           "selected_records", "game_number"]
+           "selected_records", "game_analyses", "game_number"]
 
 
 def game_number(index: int) -> int:
@@ -277,3 +278,9 @@ def selected_records(directory: Path, wanted: Sequence[int]
     """``(index, record)`` for the games in ``wanted``, in index order."""
     with open_store(directory) as store:
         yield from store.records(set(wanted))
+
+
+def game_analyses(directory: Path) -> dict[int, dict[str, Any]]:
+    """Each analysed game's pick analysis, by game index (none when never analysed)."""
+    with open_store(directory) as store:
+        return store.analyses()

@@ -24,6 +24,7 @@ from typing import Any
 
 from arena import GameResult
 from engine import GameRecord
+from publish.analysis import with_analysis_beside
 from publish.html import esc
 from publish.pages import ranking_note, ranking_table, retired_table, summary_text
 from publish.replay import ReplayData, replay_data
@@ -172,8 +173,8 @@ def _show_path(path: Path) -> Shown:
         except StoreError as err:
             raise ShowError(str(err)) from None
     try:
-        return _replay(read_record(path))
-    except NotARecord as err:
+        return _replay(with_analysis_beside(read_record(path), path))
+    except (NotARecord, ValueError) as err:
         raise ShowError(str(err)) from None
 
 

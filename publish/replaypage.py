@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from engine import GameRecord
+from publish.analysis import analysis_block
 from publish.html import esc, json_script, page
 from publish.replay import ReplayData, replay_data
 
@@ -64,7 +65,7 @@ def replay_body(data: ReplayData, links: Sequence[str | None], *, title: str | N
 <div class="where" id="where"></div>
 <div class="banner" id="banner"></div>
 <div class="scroll" id="board"><p>This replay needs JavaScript.</p></div>
-{_game_faults(data)}
+{_game_faults(data)}{analysis_block(data)}
 <p class="note legend">Outlined: the card(s) each seat picked from its hand{dummy_note}. A
 green underline marks a nigiri placed on a wasabi (triple points). Keys: ← → step, Home/End
 jump.</p>

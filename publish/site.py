@@ -32,8 +32,9 @@ from pathlib import Path
 
 from arena import safe_text
 from engine import RecordError
+from publish.analysis import with_analysis, with_analysis_beside
 from publish.botpage import bot_page
-from publish.data import choose_replays, load_data, selected_records
+from publish.data import choose_replays, game_analyses, load_data, selected_records
 from publish.html import slugs
 from publish.pages import Site, games_page, index_page, replay_name, replay_page
 from publish.replay import replay_data
@@ -119,9 +120,10 @@ def write_site(directory: Path, out: Path, *, replays: int | None = DEFAULT_REPL
     skipped: list[str] = []
     size = 0
     site = Site(data, slugs(data.names), wanted, replays)
+    analyses = game_analyses(directory)
     for index, record in selected_records(directory, wanted):
         try:
-            game = replay_data(record, number=index + 1)
+            game = with_analysis(replay_data(record, number=index + 1), analyses.get(index))
         except (RecordError, KeyError, TypeError, ValueError) as err:
             skipped.append(safe_text(f"game {index + 1}: {err}", limit=300))
             continue
@@ -159,6 +161,10 @@ def write_record_site(record: Path, out: Path) -> Published:
     try:
         data = read_record(record)
     except NotARecord as err:
+        raise PublishError(str(err)) from None
+    try:
+        data = with_analysis_beside(data, record)   # arena play --analyse --record
+    except ValueError as err:
         raise PublishError(str(err)) from None
     _prepare(out, ("assets",))
     size = _write(out / "index.html", record_page(data, record.name)) + _assets(out)

@@ -25,6 +25,9 @@ Inside, by responsibility:
   :mod:`~tournaments.matchmaking`, :mod:`~tournaments.seating` (whether the entries can be
   seated, in words), :mod:`~tournaments.final` (a final evaluation of the last versions),
   :mod:`~tournaments.botcopies` (the league's copies of its bots);
+- :mod:`~tournaments.analysis` — what each pick of a record cost (a reference evaluation on
+  ``mcts``'s rollouts, exact in small endgames): ``arena play --analyse``, ``arena tournament
+  --analyse``;
 - :mod:`~tournaments.fairness` — how evenly bots share the machine (``arena bench``);
 - :mod:`tournaments.compare` — ``arena compare``: two versions of a bot on duplicate deals,
   until a sequential test decides (``compare_bots``, ``prepare_compare``).
@@ -41,6 +44,9 @@ from engine.facade import lazy
 
 #: Each public name, by the module it comes from (``name=attribute`` where they differ).
 _EXPORTS = {
+    "tournaments.analysis": "ANALYSIS_FORMAT DETERMINIZATIONS AnalysisBudget PickCost "
+                            "analyse_record analysis_json analysis_path analysis_summary "
+                            "pick_costs",
     "tournaments.api": "PlayRequest PreparedGame PreparedTournament TournamentRequest play_game "
                        "prepare_game prepare_tournament run_tournament",
     "tournaments.checks": "MIN_MEMORY_MB RequestError check_bots check_memory check_options "

@@ -1,6 +1,15 @@
 """What type checkers see of this package: written from ``_EXPORTS`` in ``__init__.py`` by
 ``python -m tests.test_facades`` (do not edit)."""
 
+from tournaments.analysis import ANALYSIS_FORMAT as ANALYSIS_FORMAT
+from tournaments.analysis import DETERMINIZATIONS as DETERMINIZATIONS
+from tournaments.analysis import AnalysisBudget as AnalysisBudget
+from tournaments.analysis import PickCost as PickCost
+from tournaments.analysis import analyse_record as analyse_record
+from tournaments.analysis import analysis_json as analysis_json
+from tournaments.analysis import analysis_path as analysis_path
+from tournaments.analysis import analysis_summary as analysis_summary
+from tournaments.analysis import pick_costs as pick_costs
 from tournaments.api import PlayRequest as PlayRequest
 from tournaments.api import PreparedGame as PreparedGame
 from tournaments.api import PreparedTournament as PreparedTournament
@@ -110,8 +119,10 @@ from tournaments.tournament import LOG_NAME as LOG_NAME
 from tournaments.tournament import Plan as Plan
 
 __all__ = [
+    "ANALYSIS_FORMAT",
     "AllowedPackage",
     "AllowedRuntime",
+    "AnalysisBudget",
     "Backup",
     "BatchReport",
     "BotRow",
@@ -123,6 +134,7 @@ __all__ = [
     "DEFAULT_CONFIDENCE",
     "DEFAULT_MAX_GAMES",
     "DEFAULT_PLAYERS",
+    "DETERMINIZATIONS",
     "Decision",
     "Entry",
     "Executor",
@@ -145,6 +157,7 @@ __all__ = [
     "MIN_MEMORY_MB",
     "Margin",
     "PairDecision",
+    "PickCost",
     "Plan",
     "PlayRequest",
     "PreparedCompare",
@@ -166,6 +179,10 @@ __all__ = [
     "TournamentStore",
     "Verdict",
     "add_to_league",
+    "analyse_record",
+    "analysis_json",
+    "analysis_path",
+    "analysis_summary",
     "authors",
     "backup_league",
     "check_bots",
@@ -196,6 +213,7 @@ __all__ = [
     "new_league",
     "open_store",
     "packages_text",
+    "pick_costs",
     "play_batch",
     "play_final",
     "play_game",

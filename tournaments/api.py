@@ -42,6 +42,7 @@ from arena import (
     usable_cores,
 )
 from engine import Variant
+from tournaments.analysis import AnalysisBudget
 from tournaments.checks import (
     RequestError,
     api_options,
@@ -61,10 +62,11 @@ from tournaments.executors.ray import RayUnavailable
 from tournaments.packages import AllowedPackage, AllowedRuntime
 from tournaments.progress import NoProgress, ProgressView
 from tournaments.ranking import Ranking
+from tournaments.report import write_rankings
 from tournaments.schedule import ScheduleError, ScheduleKind
 from tournaments.settings import RunSettings, SettingsError
 from tournaments.store.tournament import DB_NAME, TournamentStore, stored_config
-from tournaments.tournament import Plan, play_tournament
+from tournaments.tournament import Plan, analyse_games, play_tournament
 from tournaments.tournament import plan as plan_run
 
 __all__ = ["PlayRequest", "PreparedGame", "PreparedTournament", "RequestError",
@@ -132,6 +134,15 @@ class PreparedTournament:
         """Play the plan's missing games and write the ranking files into :attr:`out`."""
         return play_tournament(self.settings.bots, store, the_plan, self.executor,
                                out=self.out, records=records, progress=progress)
+
+    def analyse(self, store: TournamentStore, budget: AnalysisBudget, *,
+                on_done: Callable[[int, int], None] | None = None) -> Ranking:
+        """Analyse each stored game's picks not yet analysed with ``budget``, in
+        :attr:`workers` processes, and rewrite the ranking files with the bots' costs."""
+        analyse_games(store, budget, self.workers, on_done=on_done)
+        ranking = store.ranking()
+        write_rankings(self.out, ranking)
+        return ranking
 
 
 def prepare_tournament(request: TournamentRequest) -> PreparedTournament:

@@ -27,6 +27,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from tournaments.config import TournamentConfig
 from tournaments.evidence import MIN_DEALS, Margin
@@ -212,6 +213,9 @@ class Ranking:
     packages: tuple[AllowedPackage, ...] | None = None
     #: The interpreters program bots could run (``--allow-runtime``), with versions.
     runtimes: tuple[AllowedRuntime, ...] = ()
+    #: What each bot's picks cost, per pick, by round and card (``arena tournament
+    #: --analyse``; :func:`tournaments.analysis.analysis_summary`); None: not analysed.
+    analysis: dict[str, Any] | None = None
 
     @property
     def complete(self) -> bool:
@@ -253,6 +257,8 @@ class Ranking:
             data["packages"] = [{"name": p.name, "version": p.version} for p in self.packages]
         if self.runtimes:
             data["runtimes"] = [{"name": r.name, "version": r.version} for r in self.runtimes]
+        if self.analysis is not None:
+            data["analysis"] = self.analysis
         return data
 
 

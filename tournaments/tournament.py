@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import multiprocessing
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
 from arena import BotSpec
 from engine import GameRecord
+from tournaments.analysis import AnalysisBudget, analyse_record, analysis_json
 from tournaments.config import TournamentConfig
 from tournaments.estimate import Played, TimeLeft
 from tournaments.executors.executor import Executor, GameOutcome, GameRequest
@@ -18,7 +21,8 @@ from tournaments.report import write_rankings
 from tournaments.schedule import ScheduledGame
 from tournaments.store.tournament import TournamentStore
 
-__all__ = ["Plan", "plan", "play_tournament", "time_left", "worst_seconds", "LOG_NAME"]
+__all__ = ["Plan", "analyse_games", "plan", "play_tournament", "time_left", "worst_seconds",
+           "LOG_NAME"]
 
 
 def worst_seconds(config: TournamentConfig, games: Sequence[ScheduledGame], workers: int
@@ -191,3 +195,34 @@ def play_tournament(
     ranking = store.ranking()
     write_rankings(out, ranking)
     return ranking
+
+
+def _analysis_text(record: dict[str, object], determinizations: int) -> str:
+    """One game's analysis as stored (a worker's task: module-level, so it pickles)."""
+    return analysis_json(analyse_record(record, AnalysisBudget(determinizations)))
+
+
+def analyse_games(store: TournamentStore, budget: AnalysisBudget, workers: int, *,
+                  on_done: Callable[[int, int], None] | None = None) -> int:
+    """Analyse every stored game not yet analysed with ``budget`` (``arena tournament
+    --analyse``), in ``workers`` processes, storing each as it ends (an interrupted run keeps
+    what was analysed: the same command goes on); returns how many were analysed now.
+    ``on_done(done, total)`` after each."""
+    method = budget.to_json()
+    stored = store.analyses()
+    wanted = {g.index for g in store.games()
+              if stored.get(g.index, {}).get("method") != method}
+    total, done = len(wanted), 0
+    if not wanted:
+        return 0
+    records = ((index, record.to_json()) for index, record in store.records(wanted))
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(min(workers, total), mp_context=context) as pool:
+        futures = {pool.submit(_analysis_text, record, budget.determinizations): index
+                   for index, record in records}
+        for future in as_completed(futures):
+            store.add_analysis(futures[future], future.result())
+            done += 1
+            if on_done is not None:
+                on_done(done, total)
+    return total

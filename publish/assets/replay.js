@@ -73,6 +73,14 @@
     return f.kind + (f.detail ? ": " + f.detail : "");
   }
 
+  /* The analysis's mark on a pick (arena tournament --analyse): its cost against the best. */
+  function costNote(f, s) {
+    var cost = f.costs[s];
+    if (cost === 0) return el("span", "costnote best", "the best pick");
+    var best = f.best[s].map(function (c) { return LABELS[c] || c; }).join(" + ");
+    var costly = cost >= game.analysis.costly ? " costly" : "";
+    return el("span", "costnote" + costly, "cost " + cost.toFixed(2) + " points against " + best);
+  }
   function renderTurn(f) {
     var round = f.round, n = game.frames.filter(function (x) { return x.round === round; }).length;
     $("where").textContent = "Round " + round + " \u00b7 Turn " + f.turn + " of " + n;
@@ -110,6 +118,7 @@
       var pick = row.insertCell(); pick.className = "cards-cell pick-col";
       pick.appendChild(cards(f.picks[s]));
       if (f.picks[s].length === 2) pick.appendChild(el("span", "breakdown", "chopsticks used"));
+      if (f.costs && f.costs[s] !== null && f.costs[s] !== undefined) pick.appendChild(costNote(f, s));
       (faultsBySeat[s] || []).forEach(function (x) {
         pick.appendChild(el("span", "faultnote", "fault \u2014 " + faultText(x)
           + " (the arena played the card shown)"));

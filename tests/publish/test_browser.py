@@ -209,7 +209,8 @@ def test_a_record_of_arena_play_opens_in_the_replay_viewer(tmp_path: Path,
 
     from tests.publish.conftest import _arena
 
-    for args in (["play", "greedy", "random", "--seed", "7", "--record", "game.json"],
+    for args in (["play", "greedy", "random", "--seed", "7", "--record", "game.json",
+                  "--analyse", "--analyse-budget", "4"],
                  ["publish", "game.json", "--site", "replay"]):
         done = subprocess.run([*_arena(), *args], cwd=tmp_path, capture_output=True,
                               text=True, timeout=300)
@@ -227,3 +228,22 @@ def test_a_record_of_arena_play_opens_in_the_replay_viewer(tmp_path: Path,
     assert scores == dict(zip(record["players"], record["scores"], strict=True))
     assert "from the game record game.json" in page.locator("footer").inner_text()
     visit.shot("replay-record")
+    # --analyse: each pick's cost on it, the chart, the costliest picks linking to their turn.
+    analysis = json.loads((tmp_path / "game.analysis.json").read_text())
+    costly = max(analysis["picks"], key=lambda p: (p["cost"], -p["round"], -p["turn"]))
+    page.locator("#costliest a").first.click()
+    expect(page.locator("#where")).to_have_text(
+        f"Round {costly['round']} · Turn {costly['turn']} of 10")
+    note = page.locator("#board tbody tr").nth(costly["seat"]).locator(".costnote")
+    labels = {"maki1": "Maki 1", "maki2": "Maki 2", "maki3": "Maki 3"}   # as replay.js's
+    assert note.inner_text() == f"cost {costly['cost']:.2f} points against " + " + ".join(
+        labels.get(c, c.replace("_", " ").capitalize()) for c in costly["best"])
+    assert "costly" in (note.get_attribute("class") or "") or costly["cost"] < 1.5
+    firsts = [p for p in analysis["picks"] if (p["round"], p["turn"]) == (1, 1)]
+    page.keyboard.press("Home")
+    for p in firsts:
+        text = page.locator("#board tbody tr").nth(p["seat"]).locator(".costnote").inner_text()
+        assert text == "the best pick" if p["cost"] == 0 else text.startswith(
+            f"cost {p['cost']:.2f} points against")
+    assert page.locator("#analysis + p + svg polyline").count() == 2
+    visit.shot("replay-analysis")

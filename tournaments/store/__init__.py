@@ -14,7 +14,8 @@ May import: ``arena`` (its public API), ``engine``, and the tournament's values 
 (:mod:`tournaments.config`, :mod:`tournaments.league_config`, :mod:`tournaments.packages`,
 :mod:`tournaments.botcopies`, :mod:`tournaments.schedule`, :mod:`tournaments.stored` (a stored
 game, the store's error), :mod:`tournaments.executors.executor` (a played game's outcome), and
-to rank what it holds :mod:`tournaments.ranking`, :mod:`tournaments.tally`,
+to rank what it holds :mod:`tournaments.ranking`, :mod:`tournaments.analysis` (the pick
+analyses' summary), :mod:`tournaments.tally`,
 :mod:`tournaments.rating`, :mod:`tournaments.stats`, :mod:`tournaments.evidence`). None of those
 imports the store back (tests/test_layers.py checks both).
 """

@@ -17,7 +17,7 @@ import zlib
 from collections.abc import Collection, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import ClassVar, Self, TextIO
+from typing import Any, ClassVar, Self, TextIO
 
 from arena import SeatTiming, safe_text
 from engine import GameRecord, RecordFault
@@ -241,6 +241,29 @@ class GameDatabase:
             except (zlib.error, ValueError) as err:     # RecordError too
                 raise StoreError(f"{self.path} is damaged (record of game {idx}: {err})") \
                     from None
+
+    # ------------------------------------------------------------------ pick analyses
+    def analyses(self) -> dict[int, dict[str, Any]]:
+        """Each analysed game's pick analysis (``sushi-go-analysis/1``, ``arena tournament
+        --analyse``), by game index; none for a store never analysed."""
+        if "analyses" not in self._tables():
+            return {}
+        found: dict[int, dict[str, Any]] = {}
+        for idx, text in self._conn.execute("SELECT idx, data FROM analyses ORDER BY idx"):
+            try:
+                found[int(idx)] = json.loads(text)
+            except ValueError as err:
+                raise StoreError(f"{self.path} is damaged (analysis of game {idx}: {err})") \
+                    from None
+        return found
+
+    def add_analysis(self, index: int, text: str) -> None:
+        """Keep the analysis ``text`` of game ``index`` (replacing an earlier one)."""
+        with self._conn as conn:
+            conn.execute("CREATE TABLE IF NOT EXISTS analyses "
+                         "(idx INTEGER PRIMARY KEY, data TEXT NOT NULL)")
+            conn.execute("INSERT OR REPLACE INTO analyses (idx, data) VALUES (?, ?)",
+                         (index, text))
 
     def done(self) -> set[int]:
         """Indices of the games stored."""

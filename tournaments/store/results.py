@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator
 from pathlib import Path
-from typing import Protocol, Self
+from typing import Any, Protocol, Self
 
 from engine import GameRecord
 from tournaments.config import FileList
@@ -43,6 +43,10 @@ class GameStore(Protocol):
     def records(self, wanted: Collection[int] | None = None
                 ) -> Iterator[tuple[int, GameRecord]]:
         """``(index, record)`` of the games in ``wanted`` (default: all), by index."""
+
+    def analyses(self) -> dict[int, dict[str, Any]]:
+        """Each analysed game's pick analysis, by game index (``arena tournament
+        --analyse``; none when never analysed)."""
 
     def packages(self) -> tuple[AllowedPackage, ...] | None:
         """What the bots could import (None: not known)."""

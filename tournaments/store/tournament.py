@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from tournaments.analysis import analysis_summary
 from tournaments.config import FileList, TournamentConfig, cycles_change, identity_mismatch
 from tournaments.executors.executor import GameOutcome
 from tournaments.packages import AllowedPackage, packages_text
@@ -172,9 +173,15 @@ class TournamentStore(GameDatabase):
     def ranking(self, *, history: bool = False, since: int = -1) -> Ranking:
         """The ranking of the games stored (complete or not); with ``history``, each bot's
         rating after each of its games (past index ``since``) too."""
-        ranking = build_ranking(self.config(), self.games(), history=history, since=since,
+        games = self.games()
+        ranking = build_ranking(self.config(), games, history=history, since=since,
                                 packages=self.packages())
-        return replace(ranking, runtimes=self.runtimes())
+        analyses = self.analyses()
+        names = self.names()
+        summary = analysis_summary(analyses, {g.index: [names[b] for b in g.seats]
+                                              for g in games if g.index in analyses}
+                                   ) if analyses else None
+        return replace(ranking, runtimes=self.runtimes(), analysis=summary)
 
     def names(self) -> list[str]:
         """The bots' names, by bot index."""
