@@ -319,3 +319,36 @@ def test_bench_measures_a_program_next_to_a_python_bot(programs: dict[str, Path]
                            sandbox=SandboxMode.BWRAP)
     assert list(costs) == ["python", "C: cfirst"]
     assert all(c["start_ms"] > 0 and c["request_us"] > 0 for c in costs.values()), costs
+
+
+def test_a_rebuilt_program_is_a_new_version_in_a_league(tmp_path: Path) -> None:
+    """A league's C bot rebuilt with another behaviour (same name, same bot.json) and added
+    again is version 2, and version 2 is what plays; built again unchanged it is the same bot."""
+    from typer.testing import CliRunner
+
+    from cli.main import app
+    from tests.arena.programs import PROGRAMS, build
+
+    lg = tmp_path / "lg"
+
+    def league(command: str, *args: str) -> str:
+        done = CliRunner().invoke(app, [*command.split(), str(lg), *args])
+        assert done.exit_code == 0, done.output
+        return done.output
+
+    bot = build(tmp_path, "cbot", GOOD)
+    league("league new", "--players", "2", "--seed", "3", "--move-time", "0.5")
+    league("league add", str(bot), "greedy")
+    league("league run", "--games", "2", "--sandbox", "bwrap", "--quiet")
+    shutil.rmtree(bot)
+    bot = build(tmp_path, "cbot", GOOD)  # the same source, built again: the same files
+    assert league("league add", str(bot)) == "cbot: unchanged (this bot is entered already)\n"
+    shutil.rmtree(bot)
+    bot = build(tmp_path, "cbot", PROGRAMS["garbage"])  # writes a line before each answer
+    assert league("league add", str(bot)) == (
+        "cbot: version 2 (version 1 leaves the leaderboard; its games stay)\n")
+    league("league run", "--games", "2", "--sandbox", "bwrap", "--quiet")
+    ranking = json.loads(league("rank", "--format", "json"))
+    rows = {(b["name"], b["version"], b["status"]): (b["games"], b["faults"]["protocol"])
+            for b in ranking["bots"] + ranking["retired"] if b["name"] != "greedy"}
+    assert rows == {("cbot", 2, "active"): (2, 6), ("cbot@v1", 1, "replaced"): (2, 0)}, rows
