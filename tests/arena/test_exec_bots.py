@@ -195,6 +195,33 @@ def test_validate_and_a_sandboxed_tournament(tmp_path: Path, programs: dict[str,
     bots = {b["name"]: b for b in ranking["bots"]}
     assert bots["cfirst"]["games"] > 0
     assert sum(bots["cfirst"]["faults"].values()) == 0
+    # Its published site says the program's language (the store keeps it: no copy of bots).
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    site = tmp_path / "site"
+    done_site = CliRunner().invoke(app, ["publish", str(tmp_path / "out"), "--site", str(site)])
+    assert done_site.exit_code == 0, done_site.output
+    page = (site / "bots" / "cfirst.html").read_text()
+    assert '<p class="lead" id="language">Language: C · a compiled program (bot.json)</p>' \
+        in page
+    assert "the arena runs the program bot.json names" in page
+    assert 'id="language"' not in (site / "bots" / "random.html").read_text()
+    # A tournament stored before languages were kept gets them when it is resumed.
+    from tournaments.store.tournament import TournamentStore
+
+    with TournamentStore.open(tmp_path / "out") as store:
+        assert store.languages() == [("C", None), None]
+        store._conn.execute("DELETE FROM meta WHERE key = 'languages'")
+        store._conn.commit()
+        assert store.languages() == [None, None]
+    resumed = CliRunner().invoke(app, ["tournament", str(programs["cfirst"]), "random",
+                                       "--players", "2", "--sandbox", "bwrap", "--quiet",
+                                       "--move-time", "0.5", "--out", str(tmp_path / "out")])
+    assert resumed.exit_code == 0, resumed.output
+    with TournamentStore.open(tmp_path / "out") as store:
+        assert store.languages() == [("C", None), None]
 
 
 def test_validate_explains_a_protocol_break(tmp_path: Path, programs: dict[str, Path]) -> None:
