@@ -73,6 +73,10 @@ PROGRAMS = {
     "cfirst": GOOD,
     # Protocol breaks.
     "garbage": _protocol('printf("hello there\\n");'),
+    # Writes a line naming the round and turn its pick's obs gives, from its second pick on.
+    "chatter": _protocol('if (turn >= 2) printf("chat at round %d, turn %d of the game\\n", '
+                         'atoi(strstr(line, "\\"round\\":") + 8), '
+                         'atoi(strstr(line, "\\"turn\\":") + 7));'),
     "silent": _protocol("if (turn >= 2) { for (;;) pause(); }"),
     "longline": _protocol('if (turn >= 2) { for (int i = 0; i < 100000; i++) putchar(\'x\'); }'),
     "quitter": _protocol("if (turn >= 3) exit(3);"),

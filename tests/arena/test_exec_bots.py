@@ -250,6 +250,19 @@ def test_validate_explains_what_a_program_did(programs: dict[str, Path], bot: st
     assert said in " ".join(validation.report.split()), validation.report
 
 
+def test_each_protocol_fault_quotes_what_its_own_pick_got(programs: dict[str, Path]) -> None:
+    """After a protocol fault the process is replaced: each later fault quotes the line
+    written for its own pick (the program names the turn it was asked; a fresh one answers
+    its first pick, then chats again), whole."""
+    from arena.tools.validate import validation_report
+
+    validation = validation_report(spec("chatter", programs["chatter"]), options())
+    said = " ".join(validation.report.split())
+    for turn in (2, 4, 6):
+        assert (f"- game 1, round 1, turn {turn}: bot.json's program wrote 'chat at round 1, "
+                f"turn {turn} of the game' on stdout where a pick was expected") in said, said
+
+
 def test_a_program_needing_a_library_the_sandbox_lacks_is_refused(tmp_path: Path) -> None:
     (tmp_path / "h.c").write_text("int sushi_helper(void) { return 1; }\n")
     subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(tmp_path / "libsushitest.so"),
