@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from arena import ArenaOptions, BotPool, BotSpec
-from tests.arena.programs import build_all
 from tests.arena.zoo import host_secret
 
 BOTS = Path(__file__).resolve().parent / "bots"
@@ -49,6 +48,8 @@ def programs(tmp_path_factory: pytest.TempPathFactory, secret: tuple[Path, str]
     """The C programs of :mod:`tests.arena.programs`, built (needs gcc: skip without)."""
     if shutil.which("gcc") is None:
         pytest.skip("needs gcc")
+    from tests.arena.programs import build_all  # it imports the arena: not at collection
+
     folder = tmp_path_factory.mktemp("exec-bots")
     folder.chmod(0o755)
     return build_all(folder, secret[0])

@@ -1,13 +1,27 @@
-"""C programs the tests build with gcc (bot folders with ``bot.json``), shared by the tests of
-program bots: a good one, the protocol breaks every language's programs commit, and hostile
-programs (the Python zoo's attacks, in C). Built once per session by ``tests/arena/conftest.py``'s
-``programs`` fixture."""
+"""What the tests of program bots (a folder with ``bot.json``) share: the C programs they
+build with gcc (a good one, the protocol breaks every language's programs commit, hostile
+programs: the Python zoo's attacks, in C), built once per session by
+``tests/arena/conftest.py``'s ``programs`` fixture; a game of one against two good Python bots
+(:func:`play`), the check of a protocol break (:data:`PROTOCOL_BREAKS`,
+:func:`check_protocol_break`), games with the arena run by an ordinary user
+(:func:`check_as_an_ordinary_user`), and the command line as a user runs it
+(:func:`run_arena`)."""
 
 from __future__ import annotations
 
 import json
 import subprocess
+import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+
+import pytest
+
+from arena import MAX_FAULTS, BotPool, BotSpec, GameResult
+from engine import replay
+
+#: The tests' good Python bots (tests/arena/bots).
+_BOTS = Path(__file__).resolve().parent / "bots"
 
 #: Every program: reads JSON lines, answers each pick with the first card of its hand, after
 #: ``attempt(turn)`` (NULL: nothing escaped) and ``before_answer(turn)``.
@@ -191,3 +205,76 @@ def build_all(folder: Path, secret: Path) -> dict[str, Path]:
     """Every program of :data:`PROGRAMS` and the reader (which tries ``secret``), in ``folder``."""
     sources = {**PROGRAMS, "reader": _reader(secret)}
     return {name: build(folder, name, source) for name, source in sources.items()}
+
+
+def play(pool: BotPool, bot: Path, seed: int = 1) -> GameResult:
+    """The program in seat 0 against two good Python bots; checks what every test needs."""
+    result = pool.play([BotSpec(bot.name, bot.resolve()),
+                        *(BotSpec(name, _BOTS / f"{name}.py") for name in ("first", "seeded"))],
+                       seed=seed)
+    replay(result.record)
+    assert [f for f in result.faults if f.seat != 0] == []
+    return result
+
+
+def kinds(result: GameResult) -> list[str]:
+    """The kinds of a game's faults, in order."""
+    return [f.kind for f in result.faults]
+
+
+#: The protocol breaks every language's programs commit (garbage on stdout, no answer, a line
+#: too long, an exit mid-game): the bot, its fault kind, and words of the fault's detail.
+PROTOCOL_BREAKS = [
+    ("garbage", "protocol", "hello there"),
+    ("silent", "timeout", "no reply in"),
+    ("longline", "protocol", "longer than"),
+    ("quitter", "crash", "exited with code 3"),
+]
+
+
+def check_protocol_break(pool: BotPool, bot: Path, kind: str, detail: str) -> None:
+    """``bot`` (one of :data:`PROTOCOL_BREAKS`, in any language) faults as it says, at every
+    pick it is asked until it is no longer asked, and nobody else does."""
+    result = play(pool, bot)
+    assert kinds(result) == [kind] * MAX_FAULTS, result.faults
+    assert detail in result.faults[0].detail, result.faults[0]
+
+
+def check_as_an_ordinary_user(bots: Mapping[str, Path], expected: Mapping[str, set[str]],
+                              opponents: Sequence[str] = ("first",), *,
+                              runtimes: tuple[str, ...] = (), logs: Sequence[str] = ()
+                              ) -> dict[str, str]:
+    """A game of each bot of ``expected`` (by name, in ``bots``) in seat 0 against
+    ``opponents`` (tests/arena/bots), with the arena run by an ordinary user (bubblewrap in a
+    user namespace, no uid per bot, no cgroups: :mod:`tests.arena.unprivileged`): its faults
+    are of the kinds expected, nobody else's, and nothing is left running. Skips where no
+    ordinary user can run it. The logs of the bots named in ``logs``, by name."""
+    from tests.arena import unprivileged
+
+    reason = unprivileged.unavailable()
+    if reason:
+        pytest.skip(f"unprivileged arena tests: {reason}")
+    others = [(name, _BOTS / f"{name}.py") for name in opponents]
+    games = [unprivileged.Game(bot, [(bot, bots[bot]), *others], runtimes=runtimes)
+             for bot in expected]
+    try:
+        run = unprivileged.run_games(games, logs=logs)
+    except unprivileged.Unavailable as err:
+        pytest.skip(f"unprivileged arena tests: {err}")
+    assert run.result["error"] is None, run.result["error"]
+    for bot, kinds_expected in expected.items():
+        played = run.game(bot)
+        assert played["error"] is None and played["replay"] is None, played
+        assert [f for f in played["faults"] if f["seat"] != 0] == []
+        assert {f["kind"] for f in played["faults"]} == kinds_expected, played["faults"]
+    assert run.leftovers == []
+    return dict(run.result.get("logs", {}))
+
+
+def run_arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``arena ARGS`` in ``cwd``, with this checkout's code and a plain PATH."""
+    code = "import sys; from cli.main import main; sys.argv[0] = 'arena'; main()"
+    root = Path(__file__).resolve().parents[2]
+    return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=300, env={"PYTHONPATH": str(root),
+                                                       "PATH": "/usr/bin:/bin"})

@@ -12,16 +12,24 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from arena import MAX_FAULTS, BotPool, GameResult
-from engine import Variant, replay
+from arena import BotPool
+from engine import Variant
 from tests.arena.conftest import options, spec
-from tests.arena.programs import GOOD, PRELUDE
+from tests.arena.programs import (
+    GOOD,
+    PRELUDE,
+    PROTOCOL_BREAKS,
+    check_as_an_ordinary_user,
+    check_protocol_break,
+    kinds,
+    play,
+    run_arena,
+)
 from tests.arena.zoo import processes_of_uids, wait_until, write_bot
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
@@ -77,18 +85,6 @@ def pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BotPool]:
         yield p
 
 
-def play(pool: BotPool, bot: Path, seed: int = 1) -> GameResult:
-    """The program in seat 0 against two good Python bots; checks what every test needs."""
-    result = pool.play([spec(bot.name, bot), spec("first"), spec("seeded")], seed=seed)
-    replay(result.record)
-    assert [f for f in result.faults if f.seat != 0] == []
-    return result
-
-
-def kinds(result: GameResult) -> list[str]:
-    return [f.kind for f in result.faults]
-
-
 def test_a_c_bot_plays_without_fault(pool: BotPool, programs: dict[str, Path]) -> None:
     result = play(pool, programs["cfirst"])
     assert kinds(result) == []
@@ -96,22 +92,10 @@ def test_a_c_bot_plays_without_fault(pool: BotPool, programs: dict[str, Path]) -
     assert first["picks"][0][0] == [first["hands"][0][0]]  # it played its first card
 
 
-#: The protocol breaks every language's programs commit (garbage on stdout, no answer, a line
-#: too long, an exit mid-game): the bot, its fault kind, and words of the fault's detail.
-PROTOCOL_BREAKS = [
-    ("garbage", "protocol", "hello there"),
-    ("silent", "timeout", "no reply in"),
-    ("longline", "protocol", "longer than"),
-    ("quitter", "crash", "exited with code 3"),
-]
-
-
 @pytest.mark.parametrize(("bot", "kind", "detail"), PROTOCOL_BREAKS)
 def test_protocol_breaks_are_faults(pool: BotPool, programs: dict[str, Path], bot: str,
                                     kind: str, detail: str) -> None:
-    result = play(pool, programs[bot])
-    assert kinds(result) == [kind] * MAX_FAULTS, result.faults
-    assert detail in result.faults[0].detail, result.faults[0]
+    check_protocol_break(pool, programs[bot], kind, detail)
 
 
 @pytest.mark.parametrize("bot", ["forker", "sockets", "tracer", "writer", "locker", "threads",
@@ -174,22 +158,14 @@ def test_the_program_logs_to_the_bot_log_and_leaks_no_secret(
     assert secret[1] not in (tmp_path / "reader.log").read_text()
 
 
-def _arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    code = "import sys; from cli.main import main; sys.argv[0] = 'arena'; main()"
-    root = Path(__file__).resolve().parents[2]
-    return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=300, env={"PYTHONPATH": str(root),
-                                                       "PATH": "/usr/bin:/bin"})
-
-
 def test_validate_and_a_sandboxed_tournament(tmp_path: Path, programs: dict[str, Path]
                                              ) -> None:
-    done = _arena("validate", str(programs["cfirst"]), "--sandbox", "bwrap", cwd=tmp_path)
+    done = run_arena("validate", str(programs["cfirst"]), "--sandbox", "bwrap", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "OK: cfirst loads and plays" in done.stdout
-    done = _arena("tournament", str(programs["cfirst"]), "random", "--players", "2",
-                  "--cycles", "1", "--seed", "3", "--sandbox", "bwrap", "--move-time", "0.5",
-                  "--out", str(tmp_path / "out"), cwd=tmp_path)
+    done = run_arena("tournament", str(programs["cfirst"]), "random", "--players", "2",
+                     "--cycles", "1", "--seed", "3", "--sandbox", "bwrap", "--move-time", "0.5",
+                     "--out", str(tmp_path / "out"), cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     ranking = json.loads((tmp_path / "out" / "ranking.json").read_text())
     bots = {b["name"]: b for b in ranking["bots"]}
@@ -225,7 +201,7 @@ def test_validate_and_a_sandboxed_tournament(tmp_path: Path, programs: dict[str,
 
 
 def test_validate_explains_a_protocol_break(tmp_path: Path, programs: dict[str, Path]) -> None:
-    done = _arena("validate", str(programs["garbage"]), "--sandbox", "bwrap", cwd=tmp_path)
+    done = run_arena("validate", str(programs["garbage"]), "--sandbox", "bwrap", cwd=tmp_path)
     assert done.returncode != 0
     said = " ".join(done.stdout.split())
     assert ("- game 1, round 1, turn 2: bot.json's program wrote 'hello there' on stdout where "
@@ -274,7 +250,7 @@ def test_a_program_needing_a_library_the_sandbox_lacks_is_refused(tmp_path: Path
     subprocess.run(["gcc", "-o", str(bot / "needy"), str(tmp_path / "u.c"), f"-L{tmp_path}",
                     "-lsushitest"], check=True, capture_output=True)
     (bot / "bot.json").write_text('{"command": ["./needy"]}')
-    done = _arena("validate", str(bot), "--sandbox", "bwrap", cwd=tmp_path)
+    done = run_arena("validate", str(bot), "--sandbox", "bwrap", cwd=tmp_path)
     assert done.returncode != 0
     assert done.stderr.strip().splitlines() == [
         f"error: {bot}: needy needs libsushitest.so, which the sandbox does not hold (it holds "
@@ -327,29 +303,11 @@ def test_static_programs_and_their_own_libraries_play(pool: BotPool, tmp_path: P
 
 def test_as_an_ordinary_user(programs: dict[str, Path]) -> None:
     """The good program, a protocol break and the hostile programs again, with the arena run
-    by an ordinary user (bubblewrap in a user namespace, no uid per bot, no cgroups)."""
-    from tests.arena import unprivileged
-
-    reason = unprivileged.unavailable()
-    if reason:
-        pytest.skip(f"unprivileged arena tests: {reason}")
-    bots = Path(__file__).resolve().parent / "bots"
-    good = [("first", bots / "first.py"), ("seeded", bots / "seeded.py")]
-    expected = {"cfirst": set(), "garbage": {"protocol"}, "quitter": {"crash"},
-                **{bot: set() for bot in ("forker", "sockets", "tracer", "writer", "locker",
-                                          "reader")}}
-    games = [unprivileged.Game(bot, [(bot, programs[bot]), *good]) for bot in expected]
-    try:
-        run = unprivileged.run_games(games)
-    except unprivileged.Unavailable as err:
-        pytest.skip(f"unprivileged arena tests: {err}")
-    assert run.result["error"] is None, run.result["error"]
-    for bot, kinds_expected in expected.items():
-        played = run.game(bot)
-        assert played["error"] is None and played["replay"] is None, played
-        assert [f for f in played["faults"] if f["seat"] != 0] == []
-        assert {f["kind"] for f in played["faults"]} == kinds_expected, played["faults"]
-    assert run.leftovers == []
+    by an ordinary user."""
+    check_as_an_ordinary_user(programs, {
+        "cfirst": set(), "garbage": {"protocol"}, "quitter": {"crash"},
+        **{bot: set() for bot in ("forker", "sockets", "tracer", "writer", "locker", "reader")}},
+        ("first", "seeded"))
 
 
 def test_bench_measures_a_program_next_to_a_python_bot(programs: dict[str, Path]) -> None:
@@ -372,9 +330,11 @@ def test_a_rebuilt_program_is_a_new_version_in_a_league(tmp_path: Path) -> None:
     lg = tmp_path / "lg"
 
     def league(command: str, *args: str) -> str:
+        """What ``arena COMMAND LG ARGS`` wrote on stdout (its warnings go to stderr: a
+        loaded machine's starved picks, for one)."""
         done = CliRunner().invoke(app, [*command.split(), str(lg), *args])
         assert done.exit_code == 0, done.output
-        return done.output
+        return done.stdout
 
     bot = build(tmp_path, "cbot", GOOD)
     league("league new", "--players", "2", "--seed", "3", "--move-time", "0.5")

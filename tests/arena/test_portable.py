@@ -27,6 +27,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.processes import running, state, tree
+
 ROOT = Path(__file__).resolve().parents[2]
 SIM = Path(__file__).resolve().with_name("macos_sim.py")
 ARENA = Path(sys.executable).with_name("arena")
@@ -135,32 +137,6 @@ def test_program_bots_play_as_on_linux(home: Path, mac: dict[str, str],
     assert on_mac.stdout == on_linux.stdout
 
 
-def _descendants(pid: int) -> set[int]:
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-            children.setdefault(ppid, []).append(int(entry))
-    found, todo = set(), [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.add(child)
-            todo.append(child)
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def test_no_process_outlives_a_killed_arena(home: Path, mac: dict[str, str],
                                             request: pytest.FixtureRequest) -> None:
     """Also a C bot's program (a child of its runner, in the runner's group), where gcc is."""
@@ -174,26 +150,19 @@ def test_no_process_outlives_a_killed_arena(home: Path, mac: dict[str, str],
         stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60
-        states: set[str] = set()
+        states: set[str | None] = set()
         while time.monotonic() < deadline and "T" not in states:  # greedy frozen, sleeper asked
             time.sleep(0.2)
-            tree = _descendants(arena_proc.pid)
-            states = set()
-            for pid in tree:
-                try:
-                    with open(f"/proc/{pid}/stat") as f:
-                        states.add(f.read().rsplit(")", 1)[1].split()[0])
-                except OSError:
-                    continue
+            states = {state(pid) for pid in tree(arena_proc.pid) - {arena_proc.pid}}
         assert "T" in states, "no runner was frozen between its turns"
-        tree = _descendants(arena_proc.pid)
-        assert len(tree) >= 4 + 2 * len(program)  # runners, each with its watchdog; a program
+        below = tree(arena_proc.pid) - {arena_proc.pid}
+        assert len(below) >= 4 + 3 * len(program)  # runners, each with its watchdog; a program
         arena_proc.send_signal(signal.SIGKILL)
         arena_proc.wait()
         deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and any(_alive(p) for p in tree):
+        while time.monotonic() < deadline and running(below):
             time.sleep(0.1)
-        assert not [p for p in tree if _alive(p)]
+        assert not running(below)
     finally:
         arena_proc.kill()
         arena_proc.wait()

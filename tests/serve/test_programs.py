@@ -5,10 +5,12 @@ one the arena cannot run is refused in one line before anything is written."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import shutil
 import subprocess
 import tarfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,20 +31,48 @@ def packed(folder: Path) -> bytes:
     return data.getvalue()
 
 
+@contextlib.contextmanager
+def serving(lg: Path) -> Iterator[tuple[Server, str]]:
+    """A league of 2-player tables served in ``lg``, and alice's token; no traceback in what
+    the server said by the time it stopped."""
+    server = Server(lg, "--players", "2")
+    try:
+        yield server, server.participant("alice", server.organiser or "")
+    finally:
+        server.stop()
+    assert "Traceback" not in "\n".join(server.lines), server.lines
+
+
+def entered_and_played(server: Server, bot: Path, token: str) -> str:
+    """The program bot folder ``bot`` packed and submitted with ``token``: validated and
+    entered; beside bob's keeper it plays 2 games with no fault. Its bot page."""
+    status, body = server.request("POST", "/api/bots",
+                                  *multipart(f"{bot.name}.tar.gz", packed(bot), token))
+    assert status == 201, body
+    assert (body["name"], body["version"]) == (bot.name, 1), body
+    assert f"OK: {bot.name} loads and plays legal picks in time." in body["validation"]["report"]
+    status, body = server.request("POST", "/api/bots", *multipart(
+        "keeper.py", FIRST.encode(), server.participant("bob", server.organiser or "")))
+    assert status == 201, body
+    server.wait_games(2)
+    row = next(b for b in server.get("/api/ranking")[1]["bots"] if b["name"] == bot.name)
+    assert row["games"] >= 2 and sum(row["faults"].values()) == 0, row
+    status, page = server.get(f"/bots/{bot.name}.html")
+    assert status == 200
+    assert "the arena runs the program bot.json names" in page
+    return page
+
+
 def test_a_c_program_is_submitted_plays_and_its_page_says_c(tmp_path: Path) -> None:
     bot = write_program_bot("cgreedy", tmp_path, "c")
     subprocess.run(["gcc", "-O2", "-o", str(bot / "cgreedy"), str(bot / "bot.c")], check=True,
                    capture_output=True)
     node = write_program_bot("jsbot", tmp_path, "node")
     lg = tmp_path / "lg"
-    server = Server(lg, "--players", "2")
-    try:
-        token = server.participant("alice", server.organiser or "")
-        status, body = server.request("POST", "/api/bots",
-                                      *multipart("cgreedy.tar.gz", packed(bot), token))
-        assert status == 201, body
-        assert body["name"] == "cgreedy" and body["version"] == 1, body
-        assert "OK: cgreedy loads and plays legal picks in time." in body["validation"]["report"]
+    with serving(lg) as (server, token):
+        page = entered_and_played(server, bot, token)
+        assert '<p class="lead" id="language">Language: C · a compiled program (bot.json)</p>' \
+            in page
         # A runtime this server does not allow: refused in one line, nothing written.
         status, refused = server.request("POST", "/api/bots",
                                          *multipart("jsbot.tar.gz", packed(node), token))
@@ -50,24 +80,9 @@ def test_a_c_program_is_submitted_plays_and_its_page_says_c(tmp_path: Path) -> N
                                                     "'node', which this arena does not allow "
                                                     "(an organiser allows it with "
                                                     "--allow-runtime node)"})
-        status, body = server.request("POST", "/api/bots", *multipart(
-            "keeper.py", FIRST.encode(), server.participant("bob", server.organiser or "")))
-        assert status == 201, body
-        server.wait_games(2)
-        ranking = server.get("/api/ranking")[1]
-        row = next(b for b in ranking["bots"] if b["name"] == "cgreedy")
-        assert row["games"] >= 2 and sum(row["faults"].values()) == 0, row
-        status, page = server.get("/bots/cgreedy.html")
-        assert status == 200
-        assert '<p class="lead" id="language">Language: C · a compiled program (bot.json)</p>' \
-            in page
-        assert "the arena runs the program bot.json names" in page
         status, page = server.get("/bots/keeper.html")
         assert status == 200 and 'id="language"' not in page
         assert [name for name, *_ in stored(lg)[0]] == ["cgreedy", "keeper"]
-    finally:
-        server.stop()
-    assert "Traceback" not in "\n".join(server.lines), server.lines
 
 
 @pytest.mark.skipif(shutil.which("rustc") is None,
@@ -80,29 +95,10 @@ def test_a_rust_program_is_submitted_plays_and_its_page_says_rust(
     shutil.copytree(rust_bot, bot)
     if shutil.which("strip"):
         subprocess.run(["strip", str(bot / "rfirst")], check=True, capture_output=True)
-    lg = tmp_path / "lg"
-    server = Server(lg, "--players", "2")
-    try:
-        token = server.participant("alice", server.organiser or "")
-        status, body = server.request("POST", "/api/bots",
-                                      *multipart("rfirst.tar.gz", packed(bot), token))
-        assert status == 201, body
-        assert (body["name"], body["version"]) == ("rfirst", 1), body
-        assert "OK: rfirst loads and plays legal picks in time." in body["validation"]["report"]
-        status, body = server.request("POST", "/api/bots", *multipart(
-            "keeper.py", FIRST.encode(), server.participant("bob", server.organiser or "")))
-        assert status == 201, body
-        server.wait_games(2)
-        ranking = server.get("/api/ranking")[1]
-        row = next(b for b in ranking["bots"] if b["name"] == "rfirst")
-        assert row["games"] >= 2 and sum(row["faults"].values()) == 0, row
-        status, page = server.get("/bots/rfirst.html")
-        assert status == 200
+    with serving(tmp_path / "lg") as (server, token):
+        page = entered_and_played(server, bot, token)
         assert ('<p class="lead" id="language">Language: Rust · a compiled program (bot.json)'
                 "</p>") in page
-    finally:
-        server.stop()
-    assert "Traceback" not in "\n".join(server.lines), server.lines
 
 
 def test_a_runtime_bot_is_read_where_the_league_allows_its_runtime(tmp_path: Path) -> None:
