@@ -9,7 +9,6 @@ replaced version); retired entries and old versions are the ranking's ``retired`
 
 from __future__ import annotations
 
-import functools
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -60,8 +59,8 @@ class BotData:
     games: list[int] = field(default_factory=list)    #: schedule indices it played
     #: A folder bot's files (path, bytes), by path; None for a ``.py`` bot.
     files: FileList | None = None
-    #: A program bot's language and runtime (:func:`arena.program_language`), from a
-    #: league's copy of it; None for a Python bot, or where no copy is kept (a tournament).
+    #: A program bot's language and runtime (:func:`arena.program_language`), as the store
+    #: keeps it; None for a Python bot (or a tournament stored before languages were kept).
     language: tuple[str, str | None] | None = None
 
 
@@ -143,41 +142,15 @@ def load_data(directory: Path, previous: TournamentData | None = None) -> Tourna
                              "retired); publish again")
         files = ([b.files for b in previous.bots] if previous is not None and since >= 0
                  else store.listings())
+        languages = ([b.language for b in previous.bots] if previous is not None and since >= 0
+                     else store.languages())
     history = ranking.history
     assert history is not None  # asked for
     # Games stored after the ranking read them (a run going on): left out, as the ranking did.
     rated = {p.game for points in history.values() for p in points[1:]}
     games = [g for g in games if g.index in rated]
-    languages = ([b.language for b in previous.bots] if previous is not None and since >= 0
-                 else _languages(directory, entries, files))
     return _assemble(directory, names, ranking, games, entries, files,
                      previous if since >= 0 else None, since, languages)
-
-
-def _languages(directory: Path, entries: list[Entry] | None,
-               files: Sequence[FileList | None]) -> list[tuple[str, str | None] | None]:
-    """Each program bot's language and runtime, read from a league's copy of it (a folder bot
-    whose files hold bot.json and no bot.py); None for the others and for a tournament."""
-    if entries is None:
-        return []
-    from tournaments import copy_path
-
-    return [_copy_language(str(copy_path(directory / "bots", entry.sha256)))
-            if listing is not None and {"bot.json"} <= {p for p, _ in listing}
-            and "bot.py" not in {p for p, _ in listing} else None
-            for entry, listing in zip(entries, files, strict=False)]
-
-
-@functools.lru_cache(maxsize=1024)
-def _copy_language(path: str) -> tuple[str, str | None] | None:
-    """A copy's language (a copy never changes: read once per process)."""
-    from arena import BotFilesError, BotLimits, program_language, read_bot
-
-    try:
-        bot = read_bot(Path(path), limits=BotLimits(max_bytes=1 << 34, max_files=1 << 20))
-    except (BotFilesError, OSError):
-        return None
-    return program_language(bot.files)
 
 
 def _unchanged_through(previous: TournamentData | None, directory: Path, names: list[str],

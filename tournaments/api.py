@@ -123,6 +123,7 @@ class PreparedTournament:
                                      packages=self.packages)
         if not dry_run:
             store.set_runtimes(self.runtimes)
+            store.set_languages(self.settings.languages())
         return store
 
     def plan(self, store: TournamentStore | None) -> Plan:

@@ -13,10 +13,10 @@ import hashlib
 import os
 from pathlib import Path
 
-from arena import BotFiles, BotLimits, read_bot
+from arena import BotFiles, BotFilesError, BotLimits, program_language, read_bot
 from tournaments.config import FileList
 
-__all__ = ["copy_listing", "copy_path", "keep_copy"]
+__all__ = ["copy_language", "copy_listing", "copy_path", "keep_copy"]
 
 FOLDER_SUFFIX = ".tar.gz"
 #: What reading back a copy allows: the league checked the bot when it entered it (its limits
@@ -59,3 +59,20 @@ def copy_listing(path: Path) -> FileList | None:
 def _listing(path: str) -> FileList:   # a copy never changes: read once per process
     files = read_bot(Path(path), limits=_OWN_COPY)
     return tuple((name, len(content)) for name, content in files.files)
+
+
+def copy_language(path: Path) -> tuple[str, str | None] | None:
+    """A program bot's language and runtime (:func:`arena.program_language`) from its copy;
+    None for a Python bot's copy (or one that cannot be read)."""
+    if not path.name.endswith(FOLDER_SUFFIX):
+        return None
+    return _language(str(path))
+
+
+@functools.lru_cache(maxsize=1024)
+def _language(path: str) -> tuple[str, str | None] | None:   # read once per process
+    try:
+        files = read_bot(Path(path), limits=_OWN_COPY)
+    except (BotFilesError, OSError):
+        return None
+    return program_language(files.files)

@@ -13,9 +13,17 @@ from __future__ import annotations
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 
-from arena import ArenaOptions, BotFiles, BotSpec, read_bot, tournament_secret
+from arena import (
+    ArenaOptions,
+    BotFiles,
+    BotSpec,
+    program_language,
+    read_bot,
+    tournament_secret,
+)
 from engine import Variant
 from tournaments.checks import check_values
 from tournaments.config import BotEntry, TournamentConfig
@@ -105,13 +113,27 @@ class RunSettings:
     def config(self) -> TournamentConfig:
         """The tournament's stored identity: reads each bot (file, folder or archive) for its
         digest; ``arena.pool.BotFilesError`` (one line) for a bot that cannot be used."""
-        entries = tuple(bot_entry(b.name, read_bot(b.path, limits=self.options.bot_limits))
-                        for b in self.bots)
+        entries, _ = self._read
         return TournamentConfig(bots=entries, players=self.players, cycles=self.cycles,
                                 seed=self.seed, schedule=self.schedule, games=self.games,
                                 variant=self.variant, move_time=self.options.move_time,
                                 packages=self.options.packages,
                                 runtimes=self.options.runtimes)
+
+    def languages(self) -> dict[str, tuple[str, str | None]]:
+        """Each program bot's language and runtime (:func:`arena.program_language`) by name,
+        for its page; Python bots are not listed. Read with :meth:`config`'s digests."""
+        return self._read[1]
+
+    @cached_property
+    def _read(self) -> tuple[tuple[BotEntry, ...], dict[str, tuple[str, str | None]]]:
+        entries, languages = [], {}
+        for b in self.bots:
+            files = read_bot(b.path, limits=self.options.bot_limits)
+            entries.append(bot_entry(b.name, files))
+            if files.kind != "file" and (language := program_language(files.files)):
+                languages[b.name] = language
+        return tuple(entries), languages
 
     def allowed_packages(self) -> tuple[AllowedPackage, ...]:
         """What bots may import in this run, as installed here (``PackageError`` if one is

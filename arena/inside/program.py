@@ -43,8 +43,11 @@ _EXIT_GRACE = 0.2
 
 
 def _shown(line: bytes) -> str:
-    """The start of a line the program wrote, quoted, for a fault's detail."""
-    return repr(line[:60].decode("utf-8", "backslashreplace"))
+    """The line the program wrote, quoted, for a fault's detail: at most 64 characters (cut:
+    ``...`` before the closing quote), so the runner's whole message is shown (the hub shows
+    100 characters of a line that is not a reply: ``arena.runtime.protocol.SHOWN``)."""
+    quoted = repr(line[:64].decode("utf-8", "backslashreplace"))
+    return quoted if len(quoted) <= 64 else f"{quoted[:60]}...{quoted[0]}"
 
 
 class ProgramError(Exception):
@@ -132,7 +135,9 @@ class Program:
         self.reaped = False
         #: Seconds of the last pick's time limit: how long it may take to end its game.
         self.time_limit = 0.5
-        #: Why the program broke the protocol (then every later pick is refused too).
+        #: Why the program broke the protocol. A later pick would be refused with the same
+        #: words, but none comes: the arena replaces the process after a protocol fault
+        #: (arena.game.faults), so each fault quotes what its own pick got.
         self.broken = ""
 
     # ------------------------------------------------------------------ requests

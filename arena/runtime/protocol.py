@@ -126,8 +126,15 @@ class Raised:
 Reply = Hello | Ready | Done | Picked | Unsendable | Raised
 
 
+#: Characters of a line that is not a valid reply a fault shows (a program bot's relay says
+#: what its program wrote in fewer: arena/inside/program.py).
+SHOWN = 100
+
+
 def _show(line: bytes) -> str:
-    return safe_text(line[:40].decode("utf-8", "backslashreplace"), limit=40)
+    """The start of a line that is not a valid reply, as a fault shows it (ending with ...
+    when cut)."""
+    return safe_text(line[:SHOWN + 1].decode("utf-8", "backslashreplace"), limit=SHOWN)
 
 
 def _text(message: dict[str, object], key: str, limit: int, *, multiline: bool = False) -> str:

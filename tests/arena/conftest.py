@@ -1,13 +1,16 @@
-"""Shared fixtures: bot files and a pool of real sandboxed processes."""
+"""Shared fixtures: bot files, a pool of real sandboxed processes, the C programs the tests
+build (once per session)."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from arena import ArenaOptions, BotPool, BotSpec
+from tests.arena.zoo import host_secret
 
 BOTS = Path(__file__).resolve().parent / "bots"
 #: Short picks keep the suite fast; a generous grace keeps good bots safe on a loaded machine.
@@ -31,3 +34,22 @@ def options(**changes: object) -> ArenaOptions:
 def pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BotPool]:
     with BotPool(options(log_dir=tmp_path_factory.mktemp("logs"))) as p:
         yield p
+
+
+@pytest.fixture(scope="session")
+def secret(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A host file no bot may read, and its content."""
+    return host_secret(tmp_path_factory.mktemp("exec-secret"))
+
+
+@pytest.fixture(scope="session")
+def programs(tmp_path_factory: pytest.TempPathFactory, secret: tuple[Path, str]
+             ) -> dict[str, Path]:
+    """The C programs of :mod:`tests.arena.programs`, built (needs gcc: skip without)."""
+    if shutil.which("gcc") is None:
+        pytest.skip("needs gcc")
+    from tests.arena.programs import build_all  # it imports the arena: not at collection
+
+    folder = tmp_path_factory.mktemp("exec-bots")
+    folder.chmod(0o755)
+    return build_all(folder, secret[0])

@@ -12,168 +12,27 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from arena import MAX_FAULTS, BotPool, GameResult
-from engine import Variant, replay
+from arena import BotPool
+from engine import Variant
 from tests.arena.conftest import options, spec
-from tests.arena.zoo import host_secret, processes_of_uids, wait_until, write_bot
+from tests.arena.programs import (
+    GOOD,
+    PRELUDE,
+    PROTOCOL_BREAKS,
+    check_as_an_ordinary_user,
+    check_protocol_break,
+    kinds,
+    play,
+    run_arena,
+)
+from tests.arena.zoo import processes_of_uids, wait_until, write_bot
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
-
-#: Every program: reads JSON lines, answers each pick with the first card of its hand, after
-#: ``attempt(turn)`` (NULL: nothing escaped) and ``before_answer(turn)``.
-PRELUDE = r"""
-#define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/file.h>
-#include <sys/ptrace.h>
-#include <sys/socket.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <netinet/in.h>
-#include <unistd.h>
-
-static char line[1 << 17];
-static const char *attempt(int turn);
-static void before_answer(int turn);
-
-int main(void) {
-    int turn = 0;
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    while (fgets(line, sizeof line, stdin)) {
-        if (!strstr(line, "\"type\":\"pick\"")) continue;
-        turn++;
-        const char *escaped = attempt(turn);
-        if (escaped) { printf("{\"pick\": \"ESCAPED %s\"}\n", escaped); continue; }
-        char *hand = strstr(line, "\"hand\":[\"");
-        if (!hand) return 2;
-        hand += 9;
-        *strchr(hand, '"') = 0;
-        before_answer(turn);
-        printf("{\"pick\": \"%s\"}\n", hand);
-    }
-    return 0;
-}
-"""
-
-GOOD = """
-static const char *attempt(int turn) { (void)turn; return NULL; }
-static void before_answer(int turn) { (void)turn; }
-"""
-
-
-def _protocol(before: str) -> str:
-    return ("static const char *attempt(int turn) { (void)turn; return NULL; }\n"
-            f"static void before_answer(int turn) {{ {before} }}\n")
-
-
-def _hostile(body: str) -> str:
-    return ("static const char *attempt(int turn) {\n    if (turn != 1) return NULL;\n"
-            f"{body}\n    return NULL;\n}}\n"
-            "static void before_answer(int turn) { (void)turn; }\n")
-
-
-PROGRAMS = {
-    "cfirst": GOOD,
-    # Protocol breaks.
-    "garbage": _protocol('printf("hello there\\n");'),
-    "silent": _protocol("if (turn >= 2) { for (;;) pause(); }"),
-    "longline": _protocol('if (turn >= 2) { for (int i = 0; i < 100000; i++) putchar(\'x\'); }'),
-    "quitter": _protocol("if (turn >= 3) exit(3);"),
-    # Hostile programs.
-    "forker": _hostile("""
-    pid_t pid = fork();
-    if (pid == 0) _exit(0);
-    if (pid > 0) return "fork";
-    if (syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0) >= 0) return "clone";
-    if (syscall(SYS_vfork) >= 0) return "vfork";
-    char *argv[] = {"sh", "-c", "true", NULL};
-    execv("/bin/sh", argv);  /* nothing to exec: the image holds no shell */
-"""),
-    "sockets": _hostile("""
-    if (socket(AF_INET, SOCK_STREAM, 0) >= 0) return "inet socket";
-    if (socket(AF_UNIX, SOCK_STREAM, 0) >= 0) return "unix socket";
-    int pair[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM, 0, pair) == 0) return "socketpair";
-"""),
-    "tracer": _hostile("""
-    if (ptrace(PTRACE_TRACEME, 0, 0, 0) == 0) return "traceme";
-    if (ptrace(PTRACE_ATTACH, getppid(), 0, 0) == 0) return "attach to the runner";
-    if (ptrace(PTRACE_ATTACH, 1, 0, 0) == 0) return "attach to pid 1";
-"""),
-    "writer": _hostile("""
-    if (open("./bot.json", O_WRONLY | O_APPEND) >= 0) return "wrote bot.json";
-    if (open("./new_file", O_WRONLY | O_CREAT, 0644) >= 0) return "created in its folder";
-    if (open("/usr/escaped", O_WRONLY | O_CREAT, 0644) >= 0) return "created in /usr";
-    if (open("/escaped", O_WRONLY | O_CREAT, 0644) >= 0) return "created in /";
-    int fd = open("/tmp/scratch", O_WRONLY | O_CREAT, 0644);  /* its private /tmp works */
-    if (fd < 0 || write(fd, "ok", 2) != 2) return "NO /tmp";
-"""),
-    "locker": _hostile("""
-    int fd = open("./bot.json", O_RDONLY);
-    if (fd < 0) return "NO bot.json";
-    if (flock(fd, LOCK_EX | LOCK_NB) == 0) return "flock";
-    struct flock lock = {.l_type = F_RDLCK, .l_whence = SEEK_SET};
-    if (fcntl(fd, F_SETLK, &lock) == 0) return "fcntl lock";
-    if (posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0) return "fadvise";
-    if (syscall(SYS_memfd_create, "x", 0) >= 0) return "memfd";
-"""),
-    "threads": _hostile("""
-    static pthread_t ids[300];
-    int made = 0;
-    for (int i = 0; i < 300; i++) {
-        if (pthread_create(&ids[i], NULL, (void *(*)(void *))pause, NULL) != 0) break;
-        made++;
-    }
-    if (made >= 300) return "300 threads";
-    fprintf(stderr, "threads made: %d\\n", made);
-"""),
-    "hog": _hostile("""
-    for (;;) {
-        char *p = malloc(64 << 20);
-        if (!p) { fprintf(stderr, "malloc refused\\n"); exit(9); }
-        memset(p, 1, 64 << 20);
-    }
-"""),
-    # Thinks on other bots' time: a thread spins; between its answer and its next request
-    # (>= 0.1 s: an opponent sleeps) it must have had no CPU.
-    "ponderer": """
-#include <time.h>
-static double last_cpu, last_wall;
-static double now(clockid_t clock) {
-    struct timespec t;
-    clock_gettime(clock, &t);
-    return t.tv_sec + t.tv_nsec / 1e9;
-}
-static void *spin(void *arg) { for (volatile long i = 0;; i++) {} return arg; }
-static const char *attempt(int turn) {
-    static pthread_t id;
-    if (turn == 1) { pthread_create(&id, NULL, spin, NULL); return NULL; }
-    double cpu = now(CLOCK_PROCESS_CPUTIME_ID) - last_cpu;
-    double wall = now(CLOCK_MONOTONIC) - last_wall;
-    fprintf(stderr, "between turns: %.3f s, %.3f CPU-s\\n", wall, cpu);
-    return wall > 0.08 && cpu > wall / 2 ? "pondered" : NULL;
-}
-static void before_answer(int turn) {
-    (void)turn;
-    last_cpu = now(CLOCK_PROCESS_CPUTIME_ID);
-    last_wall = now(CLOCK_MONOTONIC);
-}
-""",
-}
-
 
 #: Checks the messages against INTERFACES.md's contract: every key of OBS in new_game and pick,
 #: new_game's seed first, end_game's result last (logged).
@@ -220,60 +79,10 @@ int main(int argc, char **argv) {
 """
 
 
-def _reader(secret: Path) -> str:
-    paths = [str(secret), "/etc/passwd", "/etc/shadow", "/root/.bashrc", "/proc/1/environ",
-             str(Path(__file__).resolve())]
-    names = ", ".join(json.dumps(p) for p in paths)
-    return _hostile(f"""
-    const char *paths[] = {{{names}}};
-    for (unsigned i = 0; i < sizeof paths / sizeof *paths; i++) {{
-        if (open(paths[i], O_RDONLY) >= 0) return paths[i];
-    }}
-""")
-
-
-def build(folder: Path, name: str, source: str) -> Path:
-    """A bot folder ``folder/name`` holding the program built from ``source`` and bot.json."""
-    bot = folder / name
-    bot.mkdir()
-    (bot / "main.c").write_text(PRELUDE + source)
-    subprocess.run(["gcc", "-O1", "-pthread", "-o", str(bot / name), str(bot / "main.c")],
-                   check=True, capture_output=True)
-    (bot / "main.c").unlink()
-    (bot / "bot.json").write_text(json.dumps({"command": [f"./{name}"]}))
-    return bot
-
-
-@pytest.fixture(scope="session")
-def secret(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    return host_secret(tmp_path_factory.mktemp("exec-secret"))
-
-
-@pytest.fixture(scope="session")
-def programs(tmp_path_factory: pytest.TempPathFactory, secret: tuple[Path, str]
-             ) -> dict[str, Path]:
-    folder = tmp_path_factory.mktemp("exec-bots")
-    folder.chmod(0o755)
-    sources = {**PROGRAMS, "reader": _reader(secret[0])}
-    return {name: build(folder, name, source) for name, source in sources.items()}
-
-
 @pytest.fixture(scope="module")
 def pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BotPool]:
     with BotPool(options(log_dir=tmp_path_factory.mktemp("exec-logs"))) as p:
         yield p
-
-
-def play(pool: BotPool, bot: Path, seed: int = 1) -> GameResult:
-    """The program in seat 0 against two good Python bots; checks what every test needs."""
-    result = pool.play([spec(bot.name, bot), spec("first"), spec("seeded")], seed=seed)
-    replay(result.record)
-    assert [f for f in result.faults if f.seat != 0] == []
-    return result
-
-
-def kinds(result: GameResult) -> list[str]:
-    return [f.kind for f in result.faults]
 
 
 def test_a_c_bot_plays_without_fault(pool: BotPool, programs: dict[str, Path]) -> None:
@@ -283,22 +92,10 @@ def test_a_c_bot_plays_without_fault(pool: BotPool, programs: dict[str, Path]) -
     assert first["picks"][0][0] == [first["hands"][0][0]]  # it played its first card
 
 
-#: The protocol breaks every language's programs commit (garbage on stdout, no answer, a line
-#: too long, an exit mid-game): the bot, its fault kind, and words of the fault's detail.
-PROTOCOL_BREAKS = [
-    ("garbage", "protocol", "hello there"),
-    ("silent", "timeout", "no reply in"),
-    ("longline", "protocol", "longer than"),
-    ("quitter", "crash", "exited with code 3"),
-]
-
-
 @pytest.mark.parametrize(("bot", "kind", "detail"), PROTOCOL_BREAKS)
 def test_protocol_breaks_are_faults(pool: BotPool, programs: dict[str, Path], bot: str,
                                     kind: str, detail: str) -> None:
-    result = play(pool, programs[bot])
-    assert kinds(result) == [kind] * MAX_FAULTS, result.faults
-    assert detail in result.faults[0].detail, result.faults[0]
+    check_protocol_break(pool, programs[bot], kind, detail)
 
 
 @pytest.mark.parametrize("bot", ["forker", "sockets", "tracer", "writer", "locker", "threads",
@@ -361,31 +158,50 @@ def test_the_program_logs_to_the_bot_log_and_leaks_no_secret(
     assert secret[1] not in (tmp_path / "reader.log").read_text()
 
 
-def _arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    code = "import sys; from cli.main import main; sys.argv[0] = 'arena'; main()"
-    root = Path(__file__).resolve().parents[2]
-    return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=300, env={"PYTHONPATH": str(root),
-                                                       "PATH": "/usr/bin:/bin"})
-
-
 def test_validate_and_a_sandboxed_tournament(tmp_path: Path, programs: dict[str, Path]
                                              ) -> None:
-    done = _arena("validate", str(programs["cfirst"]), "--sandbox", "bwrap", cwd=tmp_path)
+    done = run_arena("validate", str(programs["cfirst"]), "--sandbox", "bwrap", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "OK: cfirst loads and plays" in done.stdout
-    done = _arena("tournament", str(programs["cfirst"]), "random", "--players", "2",
-                  "--cycles", "1", "--seed", "3", "--sandbox", "bwrap", "--move-time", "0.5",
-                  "--out", str(tmp_path / "out"), cwd=tmp_path)
+    done = run_arena("tournament", str(programs["cfirst"]), "random", "--players", "2",
+                     "--cycles", "1", "--seed", "3", "--sandbox", "bwrap", "--move-time", "0.5",
+                     "--out", str(tmp_path / "out"), cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     ranking = json.loads((tmp_path / "out" / "ranking.json").read_text())
     bots = {b["name"]: b for b in ranking["bots"]}
     assert bots["cfirst"]["games"] > 0
     assert sum(bots["cfirst"]["faults"].values()) == 0
+    # Its published site says the program's language (the store keeps it: no copy of bots).
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    site = tmp_path / "site"
+    done_site = CliRunner().invoke(app, ["publish", str(tmp_path / "out"), "--site", str(site)])
+    assert done_site.exit_code == 0, done_site.output
+    page = (site / "bots" / "cfirst.html").read_text()
+    assert '<p class="lead" id="language">Language: C · a compiled program (bot.json)</p>' \
+        in page
+    assert "the arena runs the program bot.json names" in page
+    assert 'id="language"' not in (site / "bots" / "random.html").read_text()
+    # A tournament stored before languages were kept gets them when it is resumed.
+    from tournaments.store.tournament import TournamentStore
+
+    with TournamentStore.open(tmp_path / "out") as store:
+        assert store.languages() == [("C", None), None]
+        store._conn.execute("DELETE FROM meta WHERE key = 'languages'")
+        store._conn.commit()
+        assert store.languages() == [None, None]
+    resumed = CliRunner().invoke(app, ["tournament", str(programs["cfirst"]), "random",
+                                       "--players", "2", "--sandbox", "bwrap", "--quiet",
+                                       "--move-time", "0.5", "--out", str(tmp_path / "out")])
+    assert resumed.exit_code == 0, resumed.output
+    with TournamentStore.open(tmp_path / "out") as store:
+        assert store.languages() == [("C", None), None]
 
 
 def test_validate_explains_a_protocol_break(tmp_path: Path, programs: dict[str, Path]) -> None:
-    done = _arena("validate", str(programs["garbage"]), "--sandbox", "bwrap", cwd=tmp_path)
+    done = run_arena("validate", str(programs["garbage"]), "--sandbox", "bwrap", cwd=tmp_path)
     assert done.returncode != 0
     said = " ".join(done.stdout.split())
     assert ("- game 1, round 1, turn 2: bot.json's program wrote 'hello there' on stdout where "
@@ -410,6 +226,19 @@ def test_validate_explains_what_a_program_did(programs: dict[str, Path], bot: st
     assert said in " ".join(validation.report.split()), validation.report
 
 
+def test_each_protocol_fault_quotes_what_its_own_pick_got(programs: dict[str, Path]) -> None:
+    """After a protocol fault the process is replaced: each later fault quotes the line
+    written for its own pick (the program names the turn it was asked; a fresh one answers
+    its first pick, then chats again), whole."""
+    from arena.tools.validate import validation_report
+
+    validation = validation_report(spec("chatter", programs["chatter"]), options())
+    said = " ".join(validation.report.split())
+    for turn in (2, 4, 6):
+        assert (f"- game 1, round 1, turn {turn}: bot.json's program wrote 'chat at round 1, "
+                f"turn {turn} of the game' on stdout where a pick was expected") in said, said
+
+
 def test_a_program_needing_a_library_the_sandbox_lacks_is_refused(tmp_path: Path) -> None:
     (tmp_path / "h.c").write_text("int sushi_helper(void) { return 1; }\n")
     subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(tmp_path / "libsushitest.so"),
@@ -421,7 +250,7 @@ def test_a_program_needing_a_library_the_sandbox_lacks_is_refused(tmp_path: Path
     subprocess.run(["gcc", "-o", str(bot / "needy"), str(tmp_path / "u.c"), f"-L{tmp_path}",
                     "-lsushitest"], check=True, capture_output=True)
     (bot / "bot.json").write_text('{"command": ["./needy"]}')
-    done = _arena("validate", str(bot), "--sandbox", "bwrap", cwd=tmp_path)
+    done = run_arena("validate", str(bot), "--sandbox", "bwrap", cwd=tmp_path)
     assert done.returncode != 0
     assert done.stderr.strip().splitlines() == [
         f"error: {bot}: needy needs libsushitest.so, which the sandbox does not hold (it holds "
@@ -474,29 +303,11 @@ def test_static_programs_and_their_own_libraries_play(pool: BotPool, tmp_path: P
 
 def test_as_an_ordinary_user(programs: dict[str, Path]) -> None:
     """The good program, a protocol break and the hostile programs again, with the arena run
-    by an ordinary user (bubblewrap in a user namespace, no uid per bot, no cgroups)."""
-    from tests.arena import unprivileged
-
-    reason = unprivileged.unavailable()
-    if reason:
-        pytest.skip(f"unprivileged arena tests: {reason}")
-    bots = Path(__file__).resolve().parent / "bots"
-    good = [("first", bots / "first.py"), ("seeded", bots / "seeded.py")]
-    expected = {"cfirst": set(), "garbage": {"protocol"}, "quitter": {"crash"},
-                **{bot: set() for bot in ("forker", "sockets", "tracer", "writer", "locker",
-                                          "reader")}}
-    games = [unprivileged.Game(bot, [(bot, programs[bot]), *good]) for bot in expected]
-    try:
-        run = unprivileged.run_games(games)
-    except unprivileged.Unavailable as err:
-        pytest.skip(f"unprivileged arena tests: {err}")
-    assert run.result["error"] is None, run.result["error"]
-    for bot, kinds_expected in expected.items():
-        played = run.game(bot)
-        assert played["error"] is None and played["replay"] is None, played
-        assert [f for f in played["faults"] if f["seat"] != 0] == []
-        assert {f["kind"] for f in played["faults"]} == kinds_expected, played["faults"]
-    assert run.leftovers == []
+    by an ordinary user."""
+    check_as_an_ordinary_user(programs, {
+        "cfirst": set(), "garbage": {"protocol"}, "quitter": {"crash"},
+        **{bot: set() for bot in ("forker", "sockets", "tracer", "writer", "locker", "reader")}},
+        ("first", "seeded"))
 
 
 def test_bench_measures_a_program_next_to_a_python_bot(programs: dict[str, Path]) -> None:
@@ -506,3 +317,38 @@ def test_bench_measures_a_program_next_to_a_python_bot(programs: dict[str, Path]
                            sandbox=SandboxMode.BWRAP)
     assert list(costs) == ["python", "C: cfirst"]
     assert all(c["start_ms"] > 0 and c["request_us"] > 0 for c in costs.values()), costs
+
+
+def test_a_rebuilt_program_is_a_new_version_in_a_league(tmp_path: Path) -> None:
+    """A league's C bot rebuilt with another behaviour (same name, same bot.json) and added
+    again is version 2, and version 2 is what plays; built again unchanged it is the same bot."""
+    from typer.testing import CliRunner
+
+    from cli.main import app
+    from tests.arena.programs import PROGRAMS, build
+
+    lg = tmp_path / "lg"
+
+    def league(command: str, *args: str) -> str:
+        """What ``arena COMMAND LG ARGS`` wrote on stdout (its warnings go to stderr: a
+        loaded machine's starved picks, for one)."""
+        done = CliRunner().invoke(app, [*command.split(), str(lg), *args])
+        assert done.exit_code == 0, done.output
+        return done.stdout
+
+    bot = build(tmp_path, "cbot", GOOD)
+    league("league new", "--players", "2", "--seed", "3", "--move-time", "0.5")
+    league("league add", str(bot), "greedy")
+    league("league run", "--games", "2", "--sandbox", "bwrap", "--quiet")
+    shutil.rmtree(bot)
+    bot = build(tmp_path, "cbot", GOOD)  # the same source, built again: the same files
+    assert league("league add", str(bot)) == "cbot: unchanged (this bot is entered already)\n"
+    shutil.rmtree(bot)
+    bot = build(tmp_path, "cbot", PROGRAMS["garbage"])  # writes a line before each answer
+    assert league("league add", str(bot)) == (
+        "cbot: version 2 (version 1 leaves the leaderboard; its games stay)\n")
+    league("league run", "--games", "2", "--sandbox", "bwrap", "--quiet")
+    ranking = json.loads(league("rank", "--format", "json"))
+    rows = {(b["name"], b["version"], b["status"]): (b["games"], b["faults"]["protocol"])
+            for b in ranking["bots"] + ranking["retired"] if b["name"] != "greedy"}
+    assert rows == {("cbot", 2, "active"): (2, 6), ("cbot@v1", 1, "replaced"): (2, 0)}, rows

@@ -7,7 +7,9 @@ Python process of the run: the console script, its workers and every runner it s
 - a ``--sandbox none`` tournament of two built-in bots and the user's own file plays without a
   fault and ranks exactly as the same tournament on Linux; the runners got a lifeline;
 - the arena SIGKILLed mid-game leaves no process behind, the one thinking and the one frozen
-  between its turns alike (no PR_SET_PDEATHSIG there: the runner's watchdog kills its group).
+  between its turns alike (no PR_SET_PDEATHSIG there: the runner's watchdog kills its group);
+- bots that are programs (a C bot, ``bot.json``) play there as on Linux: a good one with no
+  fault, one breaking the JSON-lines protocol with the same clean fault.
 
 Not a real Mac: what macOS has that Linux lacks (kqueue, its own limits) is not exercised.
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -23,6 +26,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from tests.processes import running, state, tree
 
 ROOT = Path(__file__).resolve().parents[2]
 SIM = Path(__file__).resolve().with_name("macos_sim.py")
@@ -102,61 +107,62 @@ def test_sandbox_none_ranks_as_on_linux(home: Path, mac: dict[str, str]) -> None
     assert asked <= {"/proc/N/stat", "/proc/N/status"}, asked
 
 
-def _descendants(pid: int) -> set[int]:
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-            children.setdefault(ppid, []).append(int(entry))
-    found, todo = set(), [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.add(child)
-            todo.append(child)
-    return found
+def test_program_bots_play_as_on_linux(home: Path, mac: dict[str, str],
+                                       programs: dict[str, Path]) -> None:
+    """A C bot and one writing garbage on stdout, as plain processes (``--sandbox none``),
+    through ``arena tournament`` and ``arena play``, on the simulated macOS and on Linux."""
+    good, garbage = str(programs["cfirst"]), str(programs["garbage"])
+    args = ["tournament", good, garbage, "greedy", "--players", "2", "--cycles", "1",
+            "--sandbox", "none", *SHORT]
+    on_mac = arena(home, *args, "--out", "mac", env=mac)
+    on_linux = arena(home, *args, "--out", "linux")
+    for done in (on_mac, on_linux):
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert "Traceback" not in done.stdout + done.stderr
+        assert ("garbage: protocol in game 1, round 1, turn 1: garbage on the channel: "
+                "program stdout: 'hello there'") in done.stdout, done.stdout
+    mac_ranking = json.loads((home / "mac" / "ranking.json").read_text())
+    assert mac_ranking["bots"] == json.loads((home / "linux" / "ranking.json").read_text())["bots"]
+    faults = {b["name"]: {k: n for k, n in b["faults"].items() if n}
+              for b in mac_ranking["bots"]}
+    assert faults == {"cfirst": {}, "greedy": {}, "garbage": {"protocol": 12}}, faults
+    assert all(b["games"] == 4 for b in mac_ranking["bots"])
+    runners = [line for line in sim_lines(mac) if line.startswith("simulated -c {'req'")]
+    assert len(runners) >= 12 and all("'lifeline': " in line for line in runners)
+    play = ["play", good, garbage, "--sandbox", "none", "--seed", "1"]
+    on_mac, on_linux = arena(home, *play, env=mac), arena(home, *play)
+    assert on_mac.returncode == 0, on_mac.stderr[-2000:]
+    assert "* garbage: protocol: garbage on the channel: program stdout: 'hello there'" \
+        in on_mac.stdout
+    assert on_mac.stdout == on_linux.stdout
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
-def test_no_process_outlives_a_killed_arena(home: Path, mac: dict[str, str]) -> None:
+def test_no_process_outlives_a_killed_arena(home: Path, mac: dict[str, str],
+                                            request: pytest.FixtureRequest) -> None:
+    """Also a C bot's program (a child of its runner, in the runner's group), where gcc is."""
     (home / "sleeper.py").write_text(
         "import time\n\ndef pick(obs):\n    time.sleep(120)\n    return obs.hand[0]\n")
+    program = ([str(request.getfixturevalue("programs")["cfirst"])]
+               if shutil.which("gcc") else [])
     arena_proc = subprocess.Popen(
-        [str(ARENA), "play", "sleeper.py", "greedy", "--sandbox", "none", "--move-time", "60",
-         "--seed", "1"], cwd=home, env=mac, stdout=subprocess.DEVNULL,
+        [str(ARENA), "play", "sleeper.py", "greedy", *program, "--sandbox", "none",
+         "--move-time", "60", "--seed", "1"], cwd=home, env=mac, stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60
-        states: set[str] = set()
+        states: set[str | None] = set()
         while time.monotonic() < deadline and "T" not in states:  # greedy frozen, sleeper asked
             time.sleep(0.2)
-            tree = _descendants(arena_proc.pid)
-            states = set()
-            for pid in tree:
-                try:
-                    with open(f"/proc/{pid}/stat") as f:
-                        states.add(f.read().rsplit(")", 1)[1].split()[0])
-                except OSError:
-                    continue
+            states = {state(pid) for pid in tree(arena_proc.pid) - {arena_proc.pid}}
         assert "T" in states, "no runner was frozen between its turns"
-        tree = _descendants(arena_proc.pid)
-        assert len(tree) >= 4  # two runners, each with its watchdog
+        below = tree(arena_proc.pid) - {arena_proc.pid}
+        assert len(below) >= 4 + 3 * len(program)  # runners, each with its watchdog; a program
         arena_proc.send_signal(signal.SIGKILL)
         arena_proc.wait()
         deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and any(_alive(p) for p in tree):
+        while time.monotonic() < deadline and running(below):
             time.sleep(0.1)
-        assert not [p for p in tree if _alive(p)]
+        assert not running(below)
     finally:
         arena_proc.kill()
         arena_proc.wait()

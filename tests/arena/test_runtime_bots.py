@@ -18,10 +18,17 @@ from pathlib import Path
 
 import pytest
 
-from arena import MAX_FAULTS, BotLoadError, BotPool, resolve_bots, resolve_runtimes
+from arena import BotLoadError, BotPool, resolve_bots, resolve_runtimes
 from arena.isolation import seccomp
 from tests.arena.conftest import options
-from tests.arena.test_exec_bots import PROTOCOL_BREAKS, _arena, kinds, play
+from tests.arena.programs import (
+    PROTOCOL_BREAKS,
+    check_as_an_ordinary_user,
+    check_protocol_break,
+    kinds,
+    play,
+    run_arena,
+)
 from tests.arena.zoo import host_secret
 from tournaments import RequestError, check_runtimes
 
@@ -166,8 +173,8 @@ def pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BotPool]:
 
 def test_a_node_and_a_java_bot_validate_and_play_a_tournament(
         tmp_path: Path, bots: dict[str, Path]) -> None:
-    done = _arena("validate", str(bots["nodefirst"]), "--sandbox", "bwrap",
-                  "--allow-runtime", "node", cwd=tmp_path)
+    done = run_arena("validate", str(bots["nodefirst"]), "--sandbox", "bwrap",
+                     "--allow-runtime", "node", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "OK: nodefirst loads and plays" in done.stdout
     entrants, names = [str(bots["nodefirst"])], ["nodefirst"]
@@ -186,9 +193,9 @@ def test_a_node_and_a_java_bot_validate_and_play_a_tournament(
     flags = [f for r in runtimes for f in ("--allow-runtime", r)]
     # The runtime's start counts towards a game's first pick (docs/bots.md): a JVM's ~50 ms
     # here, ten times that on a machine as busy as a parallel test run makes it.
-    done = _arena("tournament", *entrants, "random", "--cycles", "1", "--seed", "3",
-                  "--sandbox", "bwrap", "--move-time", "2", *flags,
-                  "--out", str(tmp_path / "out"), cwd=tmp_path)
+    done = run_arena("tournament", *entrants, "random", "--cycles", "1", "--seed", "3",
+                     "--sandbox", "bwrap", "--move-time", "2", *flags,
+                     "--out", str(tmp_path / "out"), cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     ranking = json.loads((tmp_path / "out" / "ranking.json").read_text())
     played = {b["name"]: b for b in ranking["bots"]}
@@ -197,8 +204,8 @@ def test_a_node_and_a_java_bot_validate_and_play_a_tournament(
     assert ranking["runtimes"] == [r.to_json() for r in resolve_runtimes(tuple(runtimes))]
     assert "program bots could run: " in (tmp_path / "out" / "ranking.md").read_text()
     # Without the flag the same bots are refused before any game, in one line.
-    done = _arena("tournament", str(bots["nodefirst"]), "random", "--sandbox", "bwrap",
-                  "--out", str(tmp_path / "again"), cwd=tmp_path)
+    done = run_arena("tournament", str(bots["nodefirst"]), "random", "--sandbox", "bwrap",
+                     "--out", str(tmp_path / "again"), cwd=tmp_path)
     assert done.returncode != 0
     assert done.stderr.strip().splitlines() == [
         f"error: {bots['nodefirst']}: bot.json names the runtime 'node', which this arena does "
@@ -208,9 +215,7 @@ def test_a_node_and_a_java_bot_validate_and_play_a_tournament(
 @pytest.mark.parametrize(("bot", "kind", "detail"), PROTOCOL_BREAKS)
 def test_node_protocol_breaks_are_faults(pool: BotPool, bots: dict[str, Path], bot: str,
                                          kind: str, detail: str) -> None:
-    result = play(pool, bots[bot])
-    assert kinds(result) == [kind] * MAX_FAULTS, result.faults
-    assert detail in result.faults[0].detail, result.faults[0]
+    check_protocol_break(pool, bots[bot], kind, detail)
 
 
 def test_a_hostile_node_bot_is_contained(pool: BotPool, bots: dict[str, Path]) -> None:
@@ -249,27 +254,11 @@ def test_only_a_runtime_bots_program_gets_its_calls() -> None:
 
 def test_as_an_ordinary_user(bots: dict[str, Path]) -> None:
     """The good Node.js bot, a protocol break and the hostile bot again, with the arena run by
-    an ordinary user (bubblewrap in a user namespace, no uid per bot, no cgroups)."""
-    from tests.arena import unprivileged
-
-    reason = unprivileged.unavailable()
-    if reason:
-        pytest.skip(f"unprivileged arena tests: {reason}")
-    first = Path(__file__).resolve().parent / "bots" / "first.py"
-    expected = {"nodefirst": set(), "garbage": {"protocol"}, "nodehostile": set()}
-    games = [unprivileged.Game(bot, [(bot, bots[bot]), ("first", first)], runtimes=("node",))
-             for bot in expected]
-    try:
-        run = unprivileged.run_games(games, logs=["nodehostile"])
-    except unprivileged.Unavailable as err:
-        pytest.skip(f"unprivileged arena tests: {err}")
-    assert run.result["error"] is None, run.result["error"]
-    for bot, kinds_expected in expected.items():
-        played = run.game(bot)
-        assert played["error"] is None and played["replay"] is None, played
-        assert {f["kind"] for f in played["faults"]} == kinds_expected, played["faults"]
-    assert "contained" in run.result["logs"]["nodehostile"]
-    assert run.leftovers == []
+    an ordinary user."""
+    logs = check_as_an_ordinary_user(
+        bots, {"nodefirst": set(), "garbage": {"protocol"}, "nodehostile": set()},
+        runtimes=("node",), logs=["nodehostile"])
+    assert "contained" in logs["nodehostile"]
 
 
 def test_a_league_says_its_runtimes_and_refuses_a_bot_needing_another(
@@ -300,10 +289,10 @@ def test_compare_and_a_league_play_program_bots(tmp_path: Path, bots: dict[str, 
     run`: console script, sandboxed, no fault."""
     if shutil.which("gcc") is None or shutil.which("make") is None:
         pytest.skip("needs gcc and make to build the C starter")
-    assert _arena("new-bot", "cbot", "--lang", "c", cwd=tmp_path).returncode == 0
+    assert run_arena("new-bot", "cbot", "--lang", "c", cwd=tmp_path).returncode == 0
     subprocess.run(["make", "-s", "-C", "cbot"], cwd=tmp_path, check=True, capture_output=True)
-    done = _arena("compare", "cbot", "greedy", "--max-games", "4", "--players", "2",
-                  "--sandbox", "bwrap", "--move-time", "0.5", cwd=tmp_path)
+    done = run_arena("compare", "cbot", "greedy", "--max-games", "4", "--players", "2",
+                     "--sandbox", "bwrap", "--move-time", "0.5", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "at 4 games" in done.stdout.splitlines()[-1], done.stdout
     lg = tmp_path / "lg"
@@ -312,7 +301,7 @@ def test_compare_and_a_league_play_program_bots(tmp_path: Path, bots: dict[str, 
                  ["league", "add", str(lg), "cbot"],
                  ["league", "add", str(lg), str(bots["nodefirst"])],
                  ["league", "run", str(lg), "--games", "4", "--sandbox", "bwrap", "--quiet"]):
-        done = _arena(*args, cwd=tmp_path)
+        done = run_arena(*args, cwd=tmp_path)
         assert done.returncode == 0, done.stdout + done.stderr
     ranking = json.loads((lg / "ranking.json").read_text())
     played = {b["name"]: b for b in ranking["bots"]}

@@ -14,6 +14,7 @@ import pytest
 from arena import BotPool
 from engine import replay
 from tests.arena.conftest import options, spec
+from tests.arena.programs import check_as_an_ordinary_user, run_arena
 
 pytestmark = pytest.mark.skipif(shutil.which("rustc") is None,
                                 reason="needs rustc (Rust's compiler; https://rustup.rs)")
@@ -81,11 +82,9 @@ def test_a_rust_bot_plays_and_its_panic_is_a_crash(tmp_path: Path, rust_bot: Pat
 
 def test_a_sandboxed_tournament(tmp_path: Path, rust_bot: Path) -> None:
     """(``arena validate`` of a Rust bot: tests/bots/test_newbot.py, with the Rust starter.)"""
-    from tests.arena.test_exec_bots import _arena
-
-    done = _arena("tournament", str(rust_bot), "random", "--players", "2", "--cycles", "1",
-                  "--seed", "3", "--sandbox", "bwrap", "--move-time", "0.5",
-                  "--out", str(tmp_path / "out"), cwd=tmp_path)
+    done = run_arena("tournament", str(rust_bot), "random", "--players", "2", "--cycles", "1",
+                     "--seed", "3", "--sandbox", "bwrap", "--move-time", "0.5",
+                     "--out", str(tmp_path / "out"), cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     bots = {b["name"]: b for b in json.loads((tmp_path / "out" / "ranking.json").read_text())
             ["bots"]}
@@ -100,21 +99,5 @@ def test_its_language_is_told_from_the_program(rust_bot: Path) -> None:
 
 
 def test_as_an_ordinary_user(rust_bot: Path) -> None:
-    """The Rust bot again, with the arena run by an ordinary user (bubblewrap in a user
-    namespace, no uid per bot, no cgroups)."""
-    from tests.arena import unprivileged
-
-    reason = unprivileged.unavailable()
-    if reason:
-        pytest.skip(f"unprivileged arena tests: {reason}")
-    first = Path(__file__).resolve().parent / "bots" / "first.py"
-    try:
-        run = unprivileged.run_games([unprivileged.Game("rust", [("rfirst", rust_bot),
-                                                                 ("first", first)])])
-    except unprivileged.Unavailable as err:
-        pytest.skip(f"unprivileged arena tests: {err}")
-    assert run.result["error"] is None, run.result["error"]
-    played = run.game("rust")
-    assert played["error"] is None and played["replay"] is None, played
-    assert played["faults"] == []
-    assert run.leftovers == []
+    """The Rust bot again, with the arena run by an ordinary user."""
+    check_as_an_ordinary_user({"rfirst": rust_bot}, {"rfirst": set()})

@@ -19,6 +19,7 @@ from publish.replay import breakdown, replay_data
 from publish.site import MARKER
 from publish.svg import downsample, histogram, nice_ticks
 from tests.publish.helpers import build_tournament, play_record
+from tournaments import StoreError
 from tournaments.store.tournament import TournamentStore
 
 ODD = ["<script>alert(1)</script>", "a&b \"q\"", "plain", "Plain"]
@@ -202,6 +203,28 @@ def test_a_tournament_without_games_still_publishes(tmp_path: Path) -> None:
     assert (done.bots, done.games, done.replays) == (3, 0, 0)
     assert 'id="no-games"' in (tmp_path / "site" / "bots" / "a.html").read_text()
     assert "No games stored yet." in (tmp_path / "site" / "index.html").read_text()
+
+
+def test_a_tournaments_bot_page_says_a_program_bots_language(tmp_path: Path) -> None:
+    """A tournament keeps no copy of its bots: its store keeps each program bot's language
+    (only when some bot is one), and its bot page says it, as a league's does."""
+    build_tournament(tmp_path / "t", ["a", "b", "c"], limit=2)
+    with TournamentStore.open(tmp_path / "t") as store:
+        store.set_languages({})  # Python bots only: nothing stored, as before
+        assert "languages" not in store._meta() and store.languages() == [None] * 3
+        store.set_languages({"c": ("Node.js", "node"), "b": ("Rust", None)})
+        assert store.languages() == [None, ("Rust", None), ("Node.js", "node")]
+    write_site(tmp_path / "t", tmp_path / "site")
+    pages = {n: (tmp_path / "site" / "bots" / f"{n}.html").read_text() for n in "abc"}
+    assert 'id="language"' not in pages["a"]
+    assert ('<p class="lead" id="language">Language: Rust · a compiled program (bot.json)</p>'
+            in pages["b"])
+    assert ('<p class="lead" id="language">Language: Node.js · run by the node runtime the '
+            "organiser allows (bot.json)</p>") in pages["c"]
+    with TournamentStore.open(tmp_path / "t") as store:
+        store._set_meta("languages", "[1]")
+        with pytest.raises(StoreError, match="is damaged \\(bad languages: "):
+            store.languages()
 
 
 def test_a_game_record_is_published_as_its_replay(tmp_path: Path) -> None:

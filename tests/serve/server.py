@@ -14,6 +14,11 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from tests.processes import children, running, tree
+
+__all__ = ["ARENA", "FIRST", "Server", "arena", "children", "game_process", "listening",
+           "rss_mib", "running", "submit", "tree", "workers"]
+
 ARENA = [sys.executable, "-c", "from cli.main import main; main()"]
 #: A test's server starts a game process that ended again after this many seconds, not the
 #: real server's serve.status.RESTART_SECONDS (10): what it does and says is the same.
@@ -131,31 +136,6 @@ def submit(url: str, path: Path, token: str, *extra: str) -> subprocess.Complete
                           capture_output=True, text=True, timeout=300)
 
 
-def _children() -> dict[int, list[int]]:
-    """Every process's children, by parent."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError):
-                continue
-            children.setdefault(ppid, []).append(int(entry))
-    return children
-
-
-def tree(pid: int) -> set[int]:
-    """``pid`` and every process below it."""
-    children = _children()
-    out, todo = set(), [pid]
-    while todo:
-        p = todo.pop()
-        out.add(p)
-        todo.extend(children.get(p, []))
-    return out
-
-
 def rss_mib(pid: int) -> float:
     """A process's resident memory (MiB), 0 if it is gone."""
     try:
@@ -165,20 +145,6 @@ def rss_mib(pid: int) -> float:
     except OSError:
         pass
     return 0.0
-
-
-def running(pids: set[int]) -> set[int]:
-    """Those of ``pids`` still running (zombies waiting for a parent do not count)."""
-    alive = set()
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                state = f.read().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if state != "Z":
-            alive.add(pid)
-    return alive
 
 
 def listening(port: int) -> list[str]:
@@ -201,7 +167,7 @@ def arena(*args: str, env: dict[str, str] | None = None, timeout: float = 300
 
 def workers(pid: int) -> set[int]:
     """The game process's worker processes under ``pid``: the forkserver's children."""
-    children = _children()
+    below = children()
     forked = set()                      # the forkserver, and the workers it forked
     for p in tree(pid):
         try:
@@ -211,14 +177,14 @@ def workers(pid: int) -> set[int]:
             continue
     found: set[int] = set()
     for p in forked:
-        if not any(p in children.get(q, []) for q in forked):     # the forkserver itself
-            found |= set(children.get(p, []))
+        if not any(p in below.get(q, []) for q in forked):     # the forkserver itself
+            found |= set(below.get(p, []))
     return running(found)
 
 
 def game_process(pid: int) -> int | None:
     """The server ``pid``'s game process (its spawned child), if it runs."""
-    for child in _children().get(pid, []):
+    for child in children().get(pid, []):
         try:
             cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
         except OSError:

@@ -95,7 +95,8 @@ def _command() -> str:
 
 
 #: Meta keys the stores keep themselves (never set through :meth:`GameDatabase.set_meta_value`).
-_OWN_META = frozenset({"format", "config", "created_at", "packages", "runtimes"})
+_OWN_META = frozenset({"format", "config", "created_at", "packages", "runtimes",
+                       "languages"})
 
 
 class GameDatabase:

@@ -21,7 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from tournaments.botcopies import copy_listing
+from tournaments.botcopies import copy_language, copy_listing
 from tournaments.config import FileList
 from tournaments.league_config import LeagueConfig
 from tournaments.ranking import EntryInfo, LeagueSummary, Ranking, TournamentSummary, rank_tally
@@ -177,6 +177,11 @@ class LeagueStore(GameDatabase):
             return [copy_listing(self.entries.copy(e)) for e in self.entries.all()]
         except (OSError, ValueError) as err:
             raise StoreError(f"{self.directory} has a damaged bot copy ({err})") from None
+
+    def languages(self) -> list[tuple[str, str | None] | None]:
+        """Each program bot's language and runtime, told from the league's copy, by bot
+        index; None for a Python bot."""
+        return [copy_language(self.entries.copy(e)) for e in self.entries.all()]
 
     def tally(self, *, history: bool = False) -> Tally:
         """The tally of every stored game (the stored one and the games since): what the

@@ -61,6 +61,11 @@ class GameStore(Protocol):
     def listings(self) -> list[FileList | None]:
         """Each folder bot's files, by bot index (None for a ``.py`` bot)."""
 
+    def languages(self) -> list[tuple[str, str | None] | None]:
+        """Each program bot's language and runtime (``("C", None)``, ``("Node.js", "node")``)
+        by bot index; None for a Python bot (and for every bot of a tournament stored before
+        they were kept)."""
+
     def versions(self) -> list[Entry] | None:
         """A league's entries by bot index (versions, authors, status); None for a
         tournament."""

@@ -4,14 +4,15 @@ The tournament's identity is stored first; opening the database for a different 
 a file that is not such a database, raises :class:`StoreError`. A larger number of cycles is
 not a different tournament: the stored one is extended to it. Beside the identity, the packages
 bots could import (with their versions) are kept: a run whose sandbox would allow other
-versions is refused as a different tournament.
+versions is refused as a different tournament; and, when some bots are programs (``bot.json``),
+each one's language and runtime, for its page (a tournament keeps no copy of its bots).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -194,7 +195,28 @@ class TournamentStore(GameDatabase):
         """Each folder bot's files (path, size), by bot index; None for a ``.py`` bot."""
         return [bot.files for bot in self.config().bots]
 
+    def languages(self) -> list[tuple[str, str | None] | None]:
+        """Each program bot's language and runtime, by bot index, as the run that stored it
+        told them (:meth:`set_languages`); None for a Python bot, and for every bot of a
+        tournament stored before languages were kept."""
+        text = self._meta().get("languages")
+        try:
+            kept = {} if text is None else json.loads(text)
+            told = {str(name): (str(language), None if runtime is None else str(runtime))
+                    for name, (language, runtime) in kept.items()}
+        except (ValueError, TypeError, AttributeError) as err:
+            raise StoreError(f"{self.path} is damaged (bad languages: {err})") from None
+        return [told.get(name) for name in self.names()]
+
     # ------------------------------------------------------------------ writing
+    def set_languages(self, languages: Mapping[str, tuple[str, str | None]]) -> None:
+        """Keep each program bot's language and runtime, by name (kept only when some bots
+        are programs, so a tournament of Python bots stores what it always did)."""
+        if languages or self._meta().get("languages") is not None:
+            self._set_meta("languages", json.dumps(
+                {name: list(told) for name, told in sorted(languages.items())},
+                separators=(",", ":")))
+
     def add(self, game: ScheduledGame, outcome: GameOutcome) -> StoredGame:
         """Store one finished game (``outcome`` of the scheduled ``game``) and commit it."""
         return self.add_game(game.index, game.seed, game.seats, outcome)
