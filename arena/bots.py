@@ -116,12 +116,13 @@ def missing_bot_hint(arg: str) -> str:
 
 
 def resolve_bots(args: Sequence[str], *, limits: BotLimits | None = None,
-                 runtimes: Collection[str] = ()) -> list[BotSpec]:
+                 runtimes: Collection[str] = (), native: bool = False) -> list[BotSpec]:
     """Bot specs for bot files, folders and archives, directories of them, and built-in names.
 
     No args: the built-in bots. Names are file stems (folder, archive names), made unique with
     ``-2``, ``-3``... Every bot is read and checked (:func:`arena.botfiles.read_bot`, within
-    ``limits``). Raises :class:`BotLoadError` with a one-line message.
+    ``limits``; a program bot as :func:`arena.programs.program_problem` checks it, ``native``
+    under ``--sandbox none``). Raises :class:`BotLoadError` with a one-line message.
     """
     files: list[Path] = []
     if not args:
@@ -136,8 +137,8 @@ def resolve_bots(args: Sequence[str], *, limits: BotLimits | None = None,
         if file.is_dir() or file.name.endswith(ARCHIVES):
             try:
                 bot = read_bot(file, limits=limits or BotLimits())
-                problem = (program_problem(bot.files, runtimes) if bot.entry == PROGRAM_ENTRY
-                           else None)
+                problem = (program_problem(bot.files, runtimes, native=native)
+                           if bot.entry == PROGRAM_ENTRY else None)
                 if problem is not None:
                     raise BotLoadError(f"{file}: {problem}")
             except BotFilesError as err:

@@ -29,11 +29,13 @@ def folder_entry(paths: Collection[str]) -> str | None:
 
 
 def program_problem(files: Sequence[tuple[str, bytes]],
-                    runtimes: Collection[str] = ()) -> str | None:
+                    runtimes: Collection[str] = (), *, native: bool = False) -> str | None:
     """Why the program bot of ``files`` cannot run in this arena (one line), or None: a bad
     ``bot.json``, a runtime not among ``runtimes`` (those allowed, ``--allow-runtime``), a
     command that is not a 64-bit ELF program of the folder, or shared libraries the sandbox's
-    image does not hold."""
+    image does not hold. ``native`` (``--sandbox none``: the program runs as a plain process
+    of this host): only ``bot.json`` and the runtimes are checked, so a program built for the
+    host (a macOS author's Mach-O, a script with its ``#!`` line) runs as the host runs it."""
     import tempfile
 
     from arena.inside.program import ProgramError, command
@@ -44,7 +46,7 @@ def program_problem(files: Sequence[tuple[str, bytes]],
         argv = command(contents, {name: f"/{name}" for name in runtimes})
     except ProgramError as err:
         return str(err)
-    if argv[0].startswith("/"):  # a runtime's: the image holds it and what it loads
+    if argv[0].startswith("/") or native:  # a runtime's: the image holds it and what it loads
         return None
     data = contents[argv[0]]
     if data[:4] != b"\x7fELF" or data[4:5] != b"\x02":

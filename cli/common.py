@@ -49,11 +49,11 @@ def program() -> str:
 
 
 def load_bots(args: Sequence[str], limits: BotLimits | None = None,
-              runtimes: Sequence[str] = ()) -> list[BotSpec]:
+              runtimes: Sequence[str] = (), *, native: bool = False) -> list[BotSpec]:
     """The bots named on the command line (:func:`tournaments.check_bots`, ``runtimes`` those
-    allowed), or exit with its one-line error."""
+    allowed; ``native`` under --sandbox none), or exit with its one-line error."""
     try:
-        return check_bots(args, limits or BotLimits(), runtimes)
+        return check_bots(args, limits or BotLimits(), runtimes, native=native)
     except RequestError as err:
         fail(safe_text(str(err)))
 

@@ -10,6 +10,7 @@ import typer
 from arena import (
     ArenaOptions,
     BotLimits,
+    SandboxMode,
     SandboxUnavailable,
     SetBy,
     safe_text,
@@ -43,7 +44,8 @@ def validate_command(
         options = replace(check_options(options), bot_limits=loose)
     except RequestError as err:
         fail(safe_text(str(err)))
-    specs = load_bots([bot], loose, options.runtimes)
+    specs = load_bots([bot], loose, options.runtimes,
+                      native=options.sandbox is SandboxMode.NONE)
     if len(specs) != 1:
         fail(f"validate takes one bot, and {safe_text(bot)} holds {len(specs)}")
     try:

@@ -37,6 +37,7 @@ from arena import (
     BotPool,
     BotSpec,
     GameResult,
+    SandboxMode,
     TurnReport,
     tournament_secret,
     usable_cores,
@@ -155,7 +156,8 @@ def prepare_tournament(request: TournamentRequest) -> PreparedTournament:
     variant = check_variants(request.variant)
     extra, allowed = check_packages(request.options.packages)
     runtimes, found = check_runtimes(request.options.runtimes)
-    specs = check_bots(request.bots, request.options.bot_limits, runtimes)
+    specs = check_bots(request.bots, request.options.bot_limits, runtimes,
+                       native=request.options.sandbox is SandboxMode.NONE)
     notes = check_entries(specs)
     if request.out is None:
         raise RequestError("a tournament needs a folder for its results (out)")
@@ -262,7 +264,8 @@ def prepare_game(request: PlayRequest) -> PreparedGame:
     (the same game again), as a tournament's does; without one both are drawn."""
     options = replace(check_options(request.options),
                       secret=None if request.seed is None else tournament_secret(request.seed))
-    specs = check_bots(request.bots, options.bot_limits, options.runtimes)
+    specs = check_bots(request.bots, options.bot_limits, options.runtimes,
+                       native=options.sandbox is SandboxMode.NONE)
     if not 2 <= len(specs) <= 5:
         raise RequestError(f"a game takes 2 to 5 bots, not {len(specs)}")
     variant = check_variants(request.variant)

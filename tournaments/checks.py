@@ -41,12 +41,13 @@ class RequestError(ValueError):
 
 
 def check_bots(args: Sequence[str], limits: BotLimits,
-               runtimes: Sequence[str] = ()) -> list[BotSpec]:
+               runtimes: Sequence[str] = (), *, native: bool = False) -> list[BotSpec]:
     """The bots ``args`` name (files, bot folders and archives, folders of them, built-in
     names; none: the built-in bots), each read within ``limits``, each with a name that is
-    plain visible text; a program bot may name one of ``runtimes`` (``--allow-runtime``)."""
+    plain visible text; a program bot may name one of ``runtimes`` (``--allow-runtime``), and
+    is any program this host runs when ``native`` (``--sandbox none``)."""
     try:
-        specs = resolve_bots(args, limits=limits, runtimes=runtimes)
+        specs = resolve_bots(args, limits=limits, runtimes=runtimes, native=native)
     except (BotLoadError, OSError) as err:
         raise RequestError(str(err)) from None
     for spec in specs:

@@ -202,3 +202,34 @@ def test_the_watcher_without_epoll(monkeypatch: pytest.MonkeyPatch) -> None:
         watcher.close()
         os.close(read_end)
         os.close(write_end)
+
+
+#: A program for the host that is no ELF file: a script with its ``#!`` line (as a macOS
+#: author's Mach-O program, it runs only as the host runs it).
+SCRIPT = f"""#!{sys.executable}
+import json, sys
+for line in sys.stdin:
+    request = json.loads(line)
+    if request.get("type") == "pick":
+        print(json.dumps({{"pick": request["obs"]["hand"][0]}}), flush=True)
+"""
+
+
+def test_a_program_built_for_the_host_plays_with_sandbox_none(home: Path,
+                                                               mac: dict[str, str]) -> None:
+    """Under ``--sandbox none`` a program bot may be any program the host runs (on a Mac, a
+    Mach-O one), not only the ELF programs the sandbox's image can hold: it plays on the
+    simulated macOS with no fault; sandboxed, it is refused in one line before any game."""
+    folder = home / "hostbot"
+    folder.mkdir()
+    (folder / "bot.json").write_text('{"command": ["./bot"]}')
+    (folder / "bot").write_text(SCRIPT)
+    (folder / "bot").chmod(0o755)
+    done = arena(home, "play", "hostbot", "greedy", "--sandbox", "none", "--seed", "1", env=mac)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = {line.split()[1]: line.split()[-1] for line in done.stdout.splitlines()
+            if line.split()[1:2] in (["hostbot"], ["greedy"])}
+    assert rows == {"hostbot": "0", "greedy": "0"}, done.stdout     # the faults column
+    refused = arena(home, "play", "hostbot", "greedy", "--sandbox", "auto", "--seed", "1")
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr
+    assert "bot is not a 64-bit ELF program" in refused.stderr + refused.stdout

@@ -180,7 +180,7 @@ def test_arena_play_analyse_prints_each_picks_cost_and_publishes_it(tmp_path: Pa
     _arena("publish", "g.json", "--site", "site", cwd=tmp_path)
     page = (tmp_path / "site" / "index.html").read_text()
     assert 'id="analysis"' in page and "<svg" in page and '"costs"' in page
-    from publish import ShowError, show   # and a notebook's show(RECORD) likewise
+    from publish import ShowError, show  # and a notebook's show(RECORD) likewise
     assert 'id="analysis"' in show(tmp_path / "g.json").page
     # An analysis of another game beside the record is refused in one line.
     (tmp_path / "g.analysis.json").write_text(before.decode().replace(

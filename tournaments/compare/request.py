@@ -18,7 +18,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from arena import ArenaOptions, BotLimits, BotPool, BotSpec, tournament_secret, usable_cores
+from arena import (
+    ArenaOptions,
+    BotLimits,
+    BotPool,
+    BotSpec,
+    SandboxMode,
+    tournament_secret,
+    usable_cores,
+)
 from engine import Variant
 from tournaments.checks import (
     RequestError,
@@ -91,8 +99,9 @@ class PreparedCompare:
                                   settings=self.settings, batch=batch, on_deal=on_deal)
 
 
-def _one_bot(arg: str, what: str, limits: BotLimits, runtimes: Sequence[str] = ()) -> BotSpec:
-    specs = check_bots([arg], limits, runtimes)
+def _one_bot(arg: str, what: str, limits: BotLimits, runtimes: Sequence[str] = (),
+             native: bool = False) -> BotSpec:
+    specs = check_bots([arg], limits, runtimes, native=native)
     if len(specs) != 1:
         raise RequestError(f"{what} must be one bot, not a folder of {len(specs)} bots: {arg}")
     return specs[0]
@@ -113,7 +122,7 @@ def _unique(specs: Sequence[BotSpec]) -> list[BotSpec]:
 
 
 def _matchup(request: CompareRequest, variant: tuple[Variant, ...], limits: BotLimits,
-             runtimes: Sequence[str] = ()) -> Matchup:
+             runtimes: Sequence[str] = (), native: bool = False) -> Matchup:
     players = request.players
     if not 2 <= players <= 5:
         raise RequestError(f"--players must be 2 to 5, not {players}")
@@ -123,9 +132,9 @@ def _matchup(request: CompareRequest, variant: tuple[Variant, ...], limits: BotL
     if len(request.against) > players - 2 > 0:
         raise RequestError(f"--against: {len(request.against)} bots for the {players - 2} "
                            f"other seat(s) of a {players}-player table")
-    specs = [_one_bot(request.new, "NEW", limits, runtimes),
-             _one_bot(request.old, "OLD", limits, runtimes)]
-    others = [_one_bot(arg, "--against", limits, runtimes)
+    specs = [_one_bot(request.new, "NEW", limits, runtimes, native),
+             _one_bot(request.old, "OLD", limits, runtimes, native)]
+    others = [_one_bot(arg, "--against", limits, runtimes, native)
               for arg in (request.against or (DEFAULT_AGAINST,))] if players > 2 else []
     bots = _unique(specs + [others[k % len(others)] for k in range(players - 2)])
     try:
@@ -146,7 +155,8 @@ def prepare_compare(request: CompareRequest) -> PreparedCompare:
         settings = SprtSettings(margin=request.margin)
     except ValueError as err:
         raise RequestError(f"--margin: {err}") from None
-    matchup = _matchup(request, variant, options.bot_limits, options.runtimes)
+    matchup = _matchup(request, variant, options.bot_limits, options.runtimes,
+                       options.sandbox is SandboxMode.NONE)
     per_deal = matchup.games_per_deal
     if request.max_games < per_deal:
         raise RequestError(f"--max-games must be at least {per_deal} (one deal: {per_deal} "
