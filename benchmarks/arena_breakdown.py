@@ -8,11 +8,17 @@ back, the round trip through the runner. Medians of ``--repeats`` runs, in micro
 on a quiet machine::
 
     python benchmarks/arena_breakdown.py --repeats 50
+
+With ``--forks`` (root) it also splits a runner's start as the zygote makes it, in a plain
+Python process on the host: the first fork, ``unshare`` of a mount and a PID namespace, the
+second fork (the new namespace's first process), a tmpfs mounted and remounted read-only; and a
+bare ``fork`` + ``_exit`` + ``waitpid`` of this process, before and after importing numpy.
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import multiprocessing as mp
 import os
 import signal
@@ -87,6 +93,98 @@ def host_steps(repeats: int) -> dict[str, float]:
     return found
 
 
+def _rss_mb() -> float:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def bare_fork_us(repeats: int) -> float:
+    """Median microseconds of fork, _exit in the child, waitpid, of this process."""
+    def once() -> None:
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0)
+        os.waitpid(pid, 0)
+    return median_us(once, repeats)
+
+
+def _unshare_us(lib: ctypes.CDLL, flags: int, repeats: int) -> float:
+    """Median microseconds of ``unshare(flags)``, each in a child of its own."""
+    times = []
+    for _ in range(repeats):
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            start = time.perf_counter()
+            failed = lib.unshare(flags)
+            os.write(write, repr(time.perf_counter() - start).encode() if failed == 0 else b"")
+            os._exit(0)
+        os.close(write)
+        os.waitpid(pid, 0)
+        with os.fdopen(read) as report:
+            if text := report.read():
+                times.append(float(text))
+    return statistics.median(times) * 1e6 if times else float("nan")
+
+
+def fork_steps(repeats: int) -> dict[str, float]:
+    """A runner's start as the zygote makes it, step by step, in a plain process on the host."""
+    from arena.inside.kernel import (
+        CLONE_NEWNS,
+        CLONE_NEWPID,
+        MS_PLAIN,
+        libc,
+        mount_tmpfs,
+        private_mounts,
+        remount_read_only,
+    )
+
+    lib = libc()
+    CLONE_NEWNET, CLONE_NEWIPC, CLONE_NEWUTS = 0x40000000, 0x08000000, 0x04000000  # noqa: N806
+    names = ("first fork", "unshare(mount, pid)", "second fork (pid 1 of the namespace)",
+             "tmpfs mounted + remounted read-only")
+    steps: list[list[float]] = [[] for _ in names]
+    with tempfile.TemporaryDirectory() as target:
+        for _ in range(repeats):
+            read, write = os.pipe()
+            start = time.perf_counter()
+            pid = os.fork()
+            if pid == 0:  # the child: unshare, fork pid 1, which mounts and reports
+                try:
+                    forked = time.perf_counter()
+                    if lib.unshare(CLONE_NEWNS | CLONE_NEWPID) != 0:
+                        os._exit(1)
+                    unshared = time.perf_counter()
+                    inner = os.fork()
+                    if inner == 0:
+                        first = time.perf_counter()
+                        private_mounts(lib)
+                        mount_tmpfs(lib, target, MS_PLAIN, "size=1m", "tmpfs")
+                        remount_read_only(lib, target, MS_PLAIN, "read-only")
+                        mounted = time.perf_counter()
+                        times = (forked - start, unshared - forked, first - unshared,
+                                 mounted - first)
+                        os.write(write, " ".join(map(repr, times)).encode())
+                        os._exit(0)
+                    os.waitpid(inner, 0)
+                finally:
+                    os._exit(0)
+            os.close(write)
+            os.waitpid(pid, 0)
+            with os.fdopen(read) as report:
+                for step, value in zip(steps, report.read().split(), strict=True):
+                    step.append(float(value))
+    found = {f"host: {name}": statistics.median(step) * 1e6
+             for name, step in zip(names, steps, strict=True) if step}
+    found["host: unshare of five (mount, pid, net, ipc, uts)"] = _unshare_us(
+        lib, CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS, repeats)
+    found[f"host: bare fork + exit + wait ({_rss_mb():.0f} MB process)"] = bare_fork_us(repeats)
+    import numpy  # noqa: F401
+
+    found[f"host: same, numpy imported ({_rss_mb():.0f} MB)"] = bare_fork_us(repeats)
+    return found
+
+
 def runner_steps(repeats: int, *, zygote: bool) -> dict[str, float]:
     """A runner's life in a real pool: start to hello, load, a pick, freeze and thaw, kill."""
     found: dict[str, float] = {}
@@ -137,8 +235,11 @@ def runner_steps(repeats: int, *, zygote: bool) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=30)
+    parser.add_argument("--forks", action="store_true",
+                        help="also split a runner's start on the host (root)")
     args = parser.parse_args()
-    rows = {**host_steps(args.repeats), **runner_steps(args.repeats, zygote=True),
+    rows = {**(fork_steps(args.repeats) if args.forks else {}), **host_steps(args.repeats),
+            **runner_steps(args.repeats, zygote=True),
             **{k: v for k, v in runner_steps(max(3, args.repeats // 10), zygote=False).items()
                if "start to hello" in k}}
     width = max(len(k) for k in rows)

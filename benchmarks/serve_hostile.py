@@ -68,7 +68,7 @@ def main() -> None:
         t._quiet(s)
         hostile = subprocess.Popen(
             [sys.executable, "-m", "tests.serve.hostile", s.url, "--seconds", "13", "--slow",
-             "40", "--token", s.organiser or ""], stdout=subprocess.PIPE, text=True, cwd=ROOT,
+             "40", f"--token={s.organiser or ''}"], stdout=subprocess.PIPE, text=True, cwd=ROOT,
             env={**os.environ, "PYTHONPATH": str(ROOT)})
         time.sleep(1)
         latencies, end = [], time.monotonic() + 11

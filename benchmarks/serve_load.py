@@ -90,7 +90,7 @@ def main() -> None:
             hostile = subprocess.Popen(
                 [sys.executable, "-m", "tests.serve.hostile", server.url, "--seconds",
                  str(args.seconds), "--slow", str(args.slow_clients), "--oversized",
-                 str(args.oversized), "--token", organiser],
+                 str(args.oversized), f"--token={organiser}"],
                 stdout=subprocess.PIPE, text=True, cwd=ROOT,
                 env={**os.environ, "PYTHONPATH": str(ROOT)})
         report = run_load(server.url, tokens, names, readers=args.readers,
