@@ -212,7 +212,7 @@ def evaluate(bot, obs, rng, iterations, deadline, hard_deadline):
             done += count
             now = time.perf_counter()
             rate = done / max(now - start, 1e-6)
-            count = min(per_wave, int(rate * (deadline - now)))
+            count = min(per_wave, int(rate * (deadline - now) / 2))  # half what is left
             if count < 1:
                 break
     fade = bot["fade"]

@@ -64,7 +64,7 @@ TIME_MARGIN = float(_SETTINGS.get("time_margin", 0.25))
 #: Safety valve of the fixed budget: stop past this share of ``obs.time_limit`` (only on an
 #: overloaded machine; in-process benchmarks set ``"safety_share"`` high to stay reproducible).
 SAFETY_SHARE = float(_SETTINGS.get("safety_share", 0.6))
-#: "scalar" (as shipped): one rollout at a time by UCB1; "batch": batched.py, on engine.batch.
+#: "scalar" (as shipped): a rollout at a time, UCB1; "batch": batched.py (loaded with the bot).
 PLAYOUTS = _SETTINGS.get("playouts", "scalar")
 #: UCB1 exploration, in points of reward.
 EXPLORATION = 6.0
@@ -104,7 +104,7 @@ FLAT_WORTH = {MAKI1: 0.8, MAKI2: 1.6, MAKI3: 2.4, PUDDING: 2.0}
 MYOPIC_MAKI = {MAKI1: 1.0, MAKI2: 2.0, MAKI3: 3.0}
 
 _last_own_pick = None  # (round, turn, pick as card numbers): for the dummy question after it
-_BATCHED = {}  # batched.py's names, once PLAYOUTS = "batch" needs them
+_BATCHED = {} if PLAYOUTS != "batch" else runpy.run_path(str(Path(__file__).parent / "batched.py"))
 
 
 def worth(c, counts, open_wasabi, left):
