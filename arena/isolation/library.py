@@ -47,9 +47,10 @@ def prepare_lib() -> Path:
     ready bytecode and starts fast; the copy also pins the code for the whole run.
     """
     lib = Path(tempfile.mkdtemp(prefix="sushi-arena-lib-"))
-    (lib / "engine").mkdir()
-    for source in ENGINE_DIR.glob("*.py"):
-        shutil.copy2(source, lib / "engine" / source.name)
+    for source in ENGINE_DIR.rglob("*.py"):       # engine.batch too (numpy, for bots that use it)
+        target = lib / "engine" / source.relative_to(ENGINE_DIR)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target)
     for name, path in IN_BOX.items():
         shutil.copy2(path, lib / f"{name}.py")
     compileall.compile_dir(str(lib), ddir=LIB_IN_BOX, quiet=2)

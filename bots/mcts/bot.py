@@ -4,23 +4,22 @@ Each iteration samples a *determinization* (``engine.determinize``: the unseen c
 into the hidden hands and later deals) and plays one root pick, chosen by UCB1 (flat
 information-set MCTS), then the round to its end by a fast noisy-greedy rollout policy, each
 other seat drawn as farsighted, myopic or random. The reward is this seat's points minus its
-opponents' mean (after rounds 1 and 2, with a share of the pudding standings). Each
-candidate's mean is biased by a prior, the ``heuristic`` bot's value of the pick, fading past
-``PRIOR_VISITS`` visits. Candidates: every distinct card and, with chopsticks, pairs of the
-four most promising; in the two-player dummy variant the dummy's card is searched on its own.
+opponents' mean (after rounds 1 and 2, with a share of the pudding standings). Each candidate's
+mean is biased by a prior, the ``heuristic`` bot's value of the pick, fading past
+``PRIOR_VISITS`` visits. Candidates: every distinct card and, with chopsticks, pairs of the four
+most promising; in the two-player dummy variant the dummy's card is searched on its own.
 
 Budget (``settings.json`` beside this file): ``{"iterations": 300}`` (as shipped) runs that
 many iterations a pick, reproducible (a safety valve stops at ``SAFETY_SHARE`` of
-``obs.time_limit``); ``{"iterations": null}`` searches for ``TIME_SHARE`` of the limit, always
-leaving ``TIME_MARGIN`` seconds (half the limit when it is short); ``"time_share"``,
-``"time_margin"`` and ``"safety_share"`` may be set too; a missing or unreadable file means
-the shipped budget. What each part is worth, and what was tried and did not gain:
-docs/ladder.md.
+``obs.time_limit``); ``{"iterations": null}`` searches for ``TIME_SHARE`` of the limit, leaving
+``TIME_MARGIN`` seconds (half the limit when short); ``"time_share"``, ``"time_margin"``,
+``"safety_share"``, ``"playouts"`` may be set too (none readable: as shipped). docs/ladder.md.
 """
 
 import json
 import math
 import random
+import runpy
 import time
 from pathlib import Path
 
@@ -62,26 +61,26 @@ ITERATIONS = _SETTINGS.get("iterations", 300)
 #: Time mode: share of ``obs.time_limit`` to spend, and the seconds always left unused.
 TIME_SHARE = float(_SETTINGS.get("time_share", 0.5))
 TIME_MARGIN = float(_SETTINGS.get("time_margin", 0.25))
-#: Safety valve of the fixed budget: stop early past this share of ``obs.time_limit`` (only an
-#: overloaded machine gets there; the pick then depends on timing). In-process benchmarks of
-#: large fixed budgets set ``"safety_share"`` high in ``settings.json`` to stay reproducible.
+#: Safety valve of the fixed budget: stop past this share of ``obs.time_limit`` (only on an
+#: overloaded machine; in-process benchmarks set ``"safety_share"`` high to stay reproducible).
 SAFETY_SHARE = float(_SETTINGS.get("safety_share", 0.6))
+#: "scalar" (as shipped): a rollout at a time, UCB1; "batch": batched.py (loaded with the bot).
+PLAYOUTS = _SETTINGS.get("playouts", "scalar")
 #: UCB1 exploration, in points of reward.
 EXPLORATION = 6.0
 #: Rollout policy noise: uniform noise in [0, NOISE) added to each card's estimated worth,
 #: for this seat's own later picks and for farsighted opponents.
 MY_NOISE = 1.5
 OPP_NOISE = 6.0
-#: Opponent models: in each iteration every other seat is drawn as a farsighted but erratic
-#: player, a myopic one (points now only) or a random one, with these odds (cumulative).
+#: Opponent models: each iteration draws every other seat as farsighted but erratic, myopic
+#: (points now only) or random, with these odds (cumulative).
 FARSIGHTED_ODDS = 0.4
 MYOPIC_ODDS = 0.7
 MYOPIC_NOISE = 2.0
 #: Weight of the heuristic's value of a pick (the prior) added to its mean search reward.
 PRIOR_WEIGHT = 1.0
-#: The prior's weight fades as a candidate is tried: it counts fully up to this many visits,
-#: then as sqrt(PRIOR_VISITS / visits) (``None``: it never fades, as before issue 26; then the
-#: search stopped gaining past 300 iterations: the prior's fixed bias outweighed it).
+#: The prior counts fully up to this many visits of a candidate, then as sqrt(PRIOR_VISITS /
+#: visits) (``None``: never fades, as before issue 26, when its bias stalled the search at 300).
 PRIOR_VISITS = 30
 #: Share of the current pudding standings counted when a rollout stops after round 1 or 2.
 PUDDING_WEIGHT = (0.5, 0.5, 0.75, 1.0)
@@ -89,25 +88,23 @@ PUDDING_WEIGHT = (0.5, 0.5, 0.75, 1.0)
 PAIR_CANDIDATES = 4
 #: Raise search errors instead of falling back to a plain pick (tests set this).
 STRICT = False
-#: Two players, every card of the round known (both hands: from the second turn on), and at
-#: most this many cards in hand: the rest of the round is solved exactly instead of sampled
-#: (0: never). This seat's later picks are its best; the opponent's are ENDGAME_MODE:
-#: "average" (each of its legal picks alike), "worst" (the one worst for this seat) or "model"
-#: (drawn from the rollout's opponent models). Off as shipped: no mode gained both against
-#: omakase_recursive and against heuristic (docs/ladder.md); ``settings.json`` may set
-#: ``"endgame_cards"`` and ``"endgame_mode"``.
+#: Two players, every card of the round known (from the second turn on), at most this many in
+#: hand: the rest of the round solved exactly (0: never), this seat's later picks its best, the
+#: opponent's by ENDGAME_MODE: "average" (all alike), "worst" (the worst for this seat) or
+#: "model" (the rollout's opponent models). Off as shipped: no mode gained both against
+#: omakase_recursive and heuristic (docs/ladder.md); settings: "endgame_cards", "endgame_mode".
 ENDGAME_CARDS = int(_SETTINGS.get("endgame_cards", 0))
 ENDGAME_MODE = _SETTINGS.get("endgame_mode", "average")
 #: "model": the opponent's picks drawn this many times from the rollout's opponent models.
 ENDGAME_SAMPLES = 24
 
 DUMPLING_STEP = (1, 2, 3, 4, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-#: Rollout worth of the race cards, flat: the farsighted policy's maki and pudding, and the
-#: points a myopic opponent sees in maki icons.
+#: Rollout worth of the race cards: the farsighted policy's maki and pudding; a myopic maki.
 FLAT_WORTH = {MAKI1: 0.8, MAKI2: 1.6, MAKI3: 2.4, PUDDING: 2.0}
 MYOPIC_MAKI = {MAKI1: 1.0, MAKI2: 2.0, MAKI3: 3.0}
 
 _last_own_pick = None  # (round, turn, pick as card numbers): for the dummy question after it
+_BATCHED = {} if PLAYOUTS != "batch" else runpy.run_path(str(Path(__file__).parent / "batched.py"))
 
 
 def worth(c, counts, open_wasabi, left):
@@ -264,7 +261,11 @@ def prior_values(obs, actions):
 
 def search(obs, rng, iterations, deadline, hard_deadline):
     """The best pick for ``obs`` as card numbers, by flat information-set MCTS."""
-    actions, values = evaluate(obs, rng, iterations, deadline, hard_deadline)
+    if PLAYOUTS == "batch" and not _BATCHED:  # batched.py beside this file, run by path
+        _BATCHED.update(runpy.run_path(str(Path(__file__).with_name("batched.py"))))
+    batch = PLAYOUTS == "batch" and _BATCHED["evaluate"](  # None in the dummy variant
+        globals(), obs, rng, iterations, deadline, hard_deadline)
+    actions, values = batch or evaluate(obs, rng, iterations, deadline, hard_deadline)
     best = max(range(len(actions)), key=values.__getitem__)
     return actions[best]
 

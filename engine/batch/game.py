@@ -65,6 +65,48 @@ class BatchGame:
             cards = deals[:, :self.players, h]
             for kind in range(N_KINDS):
                 self.dealt[:, kind] += cards == kind
+        self._arrays()
+        self._start_round(1)
+
+    @classmethod
+    def at(cls, rules: Rules, round_: int, turn: int, hands: Array, tableaux: Array,
+           wasabi: Array, nigiri: Array, scores: Array, puddings: Array, *,
+           xp: Any = numpy) -> BatchGame:
+        """Games that go on from one position of this round with different hands (e.g. many
+        samples of the cards a seat cannot see): ``hands`` int8 ``[N_KINDS, players, batch]``
+        by seat, the rest as :class:`engine.FastGame` keeps it and the same in every game:
+        ``tableaux`` ``[seats][N_KINDS]`` (card counts), ``wasabi`` (open wasabi), ``nigiri``
+        (their points), ``scores`` and ``puddings`` (of the rounds before) by seat. Later rounds
+        are not dealt: the games are :attr:`over` when this round ends, :attr:`scores` and
+        :attr:`puddings` then counting it. Not the two-player-dummy variant."""
+        if rules.dummy:
+            raise ValueError("BatchGame.at: not for the two-player-dummy variant")
+        self = cls.__new__(cls)
+        self.xp, self.rules = xp, rules
+        self.players, self.seats, self.size = rules.players, rules.seats, rules.hand_size
+        self.dummy, self.soy = False, Variant.SOY_SAUCE in rules.variant
+        self.batch = int(hands.shape[-1])
+        self.deals = self.first = None
+        self.dealt = xp.zeros((ROUNDS, N_KINDS, self.players, self.batch), dtype=xp.int8)
+        self._arrays()
+        self.last_round = round_
+        self._start_round(round_)
+        self.turn = turn
+        self.hands[:, self.hand_order] = hands
+
+        def shared(values: Any, dtype: Any) -> Array:
+            column = xp.asarray(values, dtype=dtype)
+            return xp.ascontiguousarray(xp.broadcast_to(column[..., None],
+                                                        (*column.shape, self.batch)))
+
+        self.tableaux = shared(numpy.asarray(tableaux).T, xp.int8)
+        self.wasabi, self.nigiri = shared(wasabi, xp.int8), shared(nigiri, xp.int16)
+        self.scores, self.puddings = shared(scores, xp.int16), shared(puddings, xp.int16)
+        return self
+
+    def _arrays(self) -> None:
+        """The arrays every batch needs besides its hands and tableaux."""
+        xp = self.xp
         self.bar = xp.arange(self.batch).reshape(1, self.batch)
         #: seat (or hand) * batch + game: the flat position of each seat's cell of a card's row
         self._cells = xp.arange(self.players * self.batch).reshape(self.players, self.batch)
@@ -78,7 +120,7 @@ class BatchGame:
         #: the points of each completed round, [ROUNDS, seats, batch]
         self.round_points = xp.zeros((ROUNDS, seats, batch), dtype=xp.int16)
         self.over = False
-        self._start_round(1)
+        self.last_round = ROUNDS
 
     # ------------------------------------------------------------------ queries
     @property
@@ -196,7 +238,7 @@ class BatchGame:
         self.round_points[self.round - 1] = points
         self.scores += points
         self.puddings += self.tableaux[PUDDING]
-        if self.round == ROUNDS:
+        if self.round == self.last_round:
             self.over = True
         else:
             self._start_round(self.round + 1)
