@@ -55,17 +55,17 @@ class RefineSettings:
     seed: int = 1
     #: Table sizes of the labelled games.
     players: tuple[int, ...] = (3,)
-    games: int = 200
+    games: int = 400
     #: Games at the other table sizes (2-5 players), labelled by the start network itself.
-    anchor_games: int = 100
+    anchor_games: int = 300
     iterations: int = 300
     #: Who fills the seats the network does not play, and the odds.
     opponents: tuple[tuple[str, float], ...] = (("heuristic", 0.7), ("mcts", 0.3))
     second_seat: float = 0.2
     temperature: float = 1.0
-    epochs: int = 8
+    epochs: int = 10
     batch: int = 256
-    rate: float = 2e-4
+    rate: float = 5e-4
     #: Weight of an anchor row's loss against a teacher row's.
     anchor_weight: float = 1.0
 
