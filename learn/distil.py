@@ -35,7 +35,8 @@ from engine.encoding import (
 )
 from engine.rules import Pick
 
-__all__ = ["GameTask", "Samples", "TEACHERS", "TEACHER", "label_game", "bot_module"]
+__all__ = ["GameTask", "Samples", "TEACHERS", "TEACHER", "label_game", "bot_module",
+           "teacher_label", "bot_pick"]
 
 #: The bots that can teach.
 TEACHERS = ("mcts", "heuristic")
@@ -96,8 +97,8 @@ def bot_module(name: str) -> Any:
     return module
 
 
-def _label(teacher: str, obs: Observation, rng: random.Random, iterations: int,
-           own: Pick | None) -> tuple[list[int], list[float]]:
+def teacher_label(teacher: str, obs: Observation, rng: random.Random, iterations: int,
+                  own: Pick | None) -> tuple[list[int], list[float]]:
     """The teacher's candidate actions for ``obs`` and their values (best first is not
     promised); ``own``: the seat's own pick this turn, for the dummy's card."""
     if teacher == "mcts":
@@ -111,7 +112,7 @@ def _label(teacher: str, obs: Observation, rng: random.Random, iterations: int,
     return [ACTION_INDEX[tuple(Card(str(c)) for c in names)]], [0.0]
 
 
-def _bot_pick(name: str, obs: Observation, seed: str) -> Pick:
+def bot_pick(name: str, obs: Observation, seed: str) -> Pick:
     """What the built-in bot ``name`` plays for ``obs``, ``random`` seeded from ``seed``."""
     random.seed(seed)
     choice = bot_module(name).pick(obs)
@@ -131,15 +132,15 @@ def label_game(task: GameTask) -> Samples:
         mask = mask_bytes(obs)
         if mask.count(1) == 1:
             return ACTIONS[mask.index(1)]
-        label = _label(task.teacher, obs, rng, task.iterations, own)
+        label = teacher_label(task.teacher, obs, rng, task.iterations, own)
         rows.append(features(obs))
         masks.append(mask)
         labels.append(label)
         name = task.seats[seat]
         if name in (TEACHER, task.teacher):
             return ACTIONS[label[0][max(range(len(label[0])), key=label[1].__getitem__)]]
-        return _bot_pick(name, obs, f"{task.seed}:{seat}:{obs.round}:{obs.turn}:"
-                                    f"{obs.for_dummy}")
+        return bot_pick(name, obs, f"{task.seed}:{seat}:{obs.round}:{obs.turn}:"
+                                   f"{obs.for_dummy}")
 
     while not state.over:
         picks: list[Pick | None] = [None] * state.rules.seats

@@ -1,0 +1,102 @@
+"""learn.refine: the same start, settings and seed write the same folder byte for byte; the
+network plays its own seats as the bot would; anchor rows carry the start's own logits."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine import new_game
+from engine.encoding import ACTIONS, N_ACTIONS
+from learn.policy import Policy
+from learn.refine import SELF, RefineSettings, RefineTask, main, play_and_label, refine, schedule
+from learn.table import SCALES32
+
+TINY = RefineSettings(seed=5, players=(3,), games=2, anchor_games=1, iterations=8, epochs=2,
+                      batch=32)
+
+
+@pytest.fixture(scope="module")
+def start(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("start")
+    Policy.create((16,), np.random.default_rng(0)).save(folder / "weights.npz")
+    return folder
+
+
+def digest(folder: Path) -> dict[str, str]:
+    """Each file's hash; training.json's without the run's wall time and workers."""
+    def content(p: Path) -> bytes:
+        if p.name != "training.json":
+            return p.read_bytes()
+        record = json.loads(p.read_text(encoding="utf-8"))
+        assert isinstance(record.pop("seconds"), int) and record.pop("workers") in (1, 2)
+        return json.dumps(record, sort_keys=True).encode()
+
+    return {p.name: hashlib.sha256(content(p)).hexdigest() for p in sorted(folder.iterdir())}
+
+
+def test_the_same_seed_writes_the_same_folder_byte_for_byte(start: Path, tmp_path: Path) -> None:
+    refine(TINY, start, tmp_path / "a", workers=1)
+    refine(TINY, start, tmp_path / "b", workers=1)
+    assert digest(tmp_path / "a") == digest(tmp_path / "b")
+    assert set(digest(tmp_path / "a")) == {"bot.py", "weights.npz", "training.json"}
+    before = (start / "weights.npz").read_bytes()
+    assert (tmp_path / "a" / "weights.npz").read_bytes() != before   # it did learn something
+    record = json.loads((tmp_path / "a" / "training.json").read_text(encoding="utf-8"))
+    assert record["refined"]["start_sha256"] == hashlib.sha256(before).hexdigest()
+    assert record["refined"]["labels"] > 50 and record["refined"]["anchor_rows"] > 20
+    other = RefineSettings(**{**TINY.__dict__, "seed": 6})
+    refine(other, start, tmp_path / "c", workers=1)
+    assert digest(tmp_path / "c")["weights.npz"] != digest(tmp_path / "a")["weights.npz"]
+
+
+def test_schedule_puts_the_network_at_every_table_and_the_anchor_elsewhere(start: Path) -> None:
+    policy = Policy.load(start / "weights.npz")
+    tasks = schedule(RefineSettings(players=(3,), games=40, anchor_games=30), policy)
+    teach = [t for t in tasks if not t.anchor]
+    anchor = [t for t in tasks if t.anchor]
+    assert len(teach) == 40 and {len(t.seats) for t in teach} == {3}
+    assert {len(t.seats) for t in anchor} == {2, 4, 5}
+    assert all(SELF in t.seats for t in tasks)
+    assert {s for t in teach for s in t.seats} == {SELF, "heuristic", "mcts"}
+    assert {s for t in anchor for s in t.seats} == {SELF, "heuristic"}
+
+
+def test_the_network_plays_its_seats_and_labels_the_anchor(start: Path) -> None:
+    policy = Policy.load(start / "weights.npz")
+    weights = tuple(zip(policy.weights, policy.biases, strict=True))
+    task = RefineTask(77, (SELF, SELF), True, 8, weights)
+    samples = play_and_label(task)
+    # the same game replayed with the network's best legal action at both seats
+    state = new_game(2, 77)
+    row = 0
+    while not state.over:
+        picks = []
+        for seat in range(2):
+            mask = np.asarray([1 if p in state.legal_picks(seat) else 0 for p in ACTIONS])
+            if mask.sum() == 1:
+                picks.append(ACTIONS[int(np.argmax(mask))])
+                continue
+            logits = policy.logits(samples.features[row:row + 1].astype(np.float32) * SCALES32)[0]
+            assert np.array_equal(samples.masks[row], mask)
+            legal = np.flatnonzero(mask)
+            assert list(samples.actions[row][:len(legal)]) == list(legal)
+            assert np.allclose(samples.values[row][:len(legal)], logits[legal])
+            picks.append(ACTIONS[int(legal[np.argmax(logits[legal])])])
+            row += 1
+        state = state.apply(picks)
+    assert row == len(samples) and samples.masks.shape[1] == N_ACTIONS
+
+
+def test_a_start_without_weights_is_one_line(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main([str(tmp_path / "out"), "--start", str(tmp_path)])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"python -m learn.refine: {tmp_path} holds no weights.npz (a folder bot written by "
+        "learn.train)"]
