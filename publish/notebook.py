@@ -24,12 +24,12 @@ from typing import Any
 
 from arena import GameResult
 from engine import GameRecord
-from publish.analysis import with_analysis_beside
+from publish.analysis import with_analysis, with_analysis_beside
 from publish.html import esc
 from publish.pages import ranking_note, ranking_table, retired_table, summary_text
 from publish.replay import ReplayData, replay_data
 from publish.replaypage import NotARecord, read_record, replay_body
-from tournaments import Ranking, StoreError, rank_directory
+from tournaments import Ranking, StoreError, analyse_record, rank_directory
 
 __all__ = ["Shown", "ShowError", "load_ipython_extension", "show", "show_ranking",
            "show_record", "unload_ipython_extension"]
@@ -102,9 +102,11 @@ def _page(title: str, body: str, scripts: tuple[str, ...]) -> str:
             "</body>\n</html>\n")
 
 
-def show_record(record: GameRecord) -> Shown:
-    """A game record as the site's replay viewer (buttons, slider, ← → Home End)."""
-    return _replay(replay_data(record, number=1))
+def show_record(record: GameRecord, *, analyse: bool = False) -> Shown:
+    """A game record as the site's replay viewer (buttons, slider, ← → Home End); with
+    ``analyse``, each pick marked with its cost (:func:`tournaments.analyse_record`)."""
+    data = replay_data(record, number=1)
+    return _replay(with_analysis(data, analyse_record(record.to_json())) if analyse else data)
 
 
 def _replay(game: ReplayData) -> Shown:
@@ -130,7 +132,7 @@ def show_ranking(ranking: Ranking) -> Shown:
                  _page(title, "\n".join(parts), ("sort.js",)), height=200 + 34 * rows)
 
 
-def show(what: object) -> Shown:
+def show(what: object, *, analyse: bool = False) -> Shown:
     """``what`` shown inline in a notebook (the last expression of a cell, or
     ``IPython.display.display(show(...))``):
 
@@ -140,12 +142,17 @@ def show(what: object) -> Shown:
       store's ``ranking()``), or the path of a tournament's or a league's folder → its
       ranking table (a league's: its standings).
 
-    :class:`ShowError` (one line) for anything else.
+    ``analyse``: a game's picks each marked with what it cost against the best pick (as
+    ``arena play --analyse``; a record file's analysis beside it, ``NAME.analysis.json``, is
+    shown without it). :class:`ShowError` (one line) for anything else.
     """
     if isinstance(what, Shown):
         return what
-    if isinstance(what, Ranking):
-        return show_ranking(what)
+    if isinstance(what, Ranking) or (isinstance(what, str | Path) and Path(what).is_dir()):
+        if analyse:
+            raise ShowError("analyse=True marks a game's picks: show a game with it, not a "
+                            "ranking")
+        return show_ranking(what) if isinstance(what, Ranking) else _show_path(Path(what))
     if isinstance(what, GameResult):
         what = what.record
     if isinstance(what, dict):
@@ -156,24 +163,27 @@ def show(what: object) -> Shown:
                             ) from None
     if isinstance(what, GameRecord):
         try:
-            return show_record(what)
+            return show_record(what, analyse=analyse)
         except (ValueError, KeyError, TypeError) as err:
             raise ShowError(f"an inconsistent game record: {str(err)[:200]}") from None
     if isinstance(what, str | Path):
-        return _show_path(Path(what))
+        return _show_path(Path(what), analyse)
     raise ShowError(f"cannot show a {type(what).__name__}: show takes a game (play_game's "
                     "result, a record or its file) or a ranking (run_tournament's result, "
                     "or a tournament's or a league's folder)")
 
 
-def _show_path(path: Path) -> Shown:
+def _show_path(path: Path, analyse: bool = False) -> Shown:
     if path.is_dir():
         try:
             return show_ranking(rank_directory(path))
         except StoreError as err:
             raise ShowError(str(err)) from None
     try:
-        return _replay(with_analysis_beside(read_record(path), path))
+        data = with_analysis_beside(read_record(path), path)
+        if analyse and "analysis" not in data:
+            data = with_analysis(data, analyse_record(json.loads(path.read_text("utf-8"))))
+        return _replay(data)
     except (NotARecord, ValueError) as err:
         raise ShowError(str(err)) from None
 

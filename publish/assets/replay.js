@@ -180,8 +180,8 @@
     var hash = step === last ? "#end" : "#r" + frames[step].round + "t" + frames[step].turn;
     try { history.replaceState(null, "", hash); } catch (e) { /* some file:// setups refuse */ }
   }
-  function fromHash() {
-    var h = location.hash;
+  function fromHash(hash) {
+    var h = hash === undefined ? location.hash : hash;
     if (h === "#end") return last;
     var m = /^#r(\d+)t(\d+)$/.exec(h);
     if (!m) return 0;
@@ -203,5 +203,12 @@
     if (to !== undefined) { e.preventDefault(); show(to); }
   });
   window.addEventListener("hashchange", function () { show(fromHash()); });
+  /* A link to a turn (a fault's, a costly pick's) steps there itself: in a notebook the page
+     is an iframe's srcdoc, where following "#r2t3" would load the notebook's address. */
+  document.addEventListener("click", function (e) {
+    var a = e.target && e.target.closest ? e.target.closest("a[href^='#']") : null;
+    var href = a ? a.getAttribute("href") : "";
+    if (href === "#end" || /^#r\d+t\d+$/.test(href)) { e.preventDefault(); show(fromHash(href)); }
+  });
   show(fromHash());
 })();

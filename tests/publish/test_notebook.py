@@ -52,20 +52,24 @@ def _html(nb: Any) -> list[str]:
             for out in cell.get("outputs", []) if "text/html" in out.get("data", {})]
 
 
-def test_the_quickstart_runs_and_shows_two_replays_and_the_ranking(executed: Any) -> None:
+def test_the_quickstart_runs_and_shows_three_replays_and_the_ranking(executed: Any) -> None:
     errors = [out for cell in executed.cells if cell.cell_type == "code"
               for out in cell.outputs if out.output_type == "error"]
     assert not errors
     shown = _html(executed)
     kinds = [re.search(r'class="arena-(\w+)"', h).group(1) for h in shown]
-    assert kinds == ["replay", "ranking", "replay", "ranking"]   # the last: %load_ext's
+    assert kinds == ["replay", "ranking", "replay", "replay", "ranking"]   # last: %load_ext's
     ids = [re.search(r'<iframe id="([^"]+)"', h).group(1) for h in shown]
-    assert len(set(ids)) == 4
-    for html in shown:      # everything inline: no address to load anything from
+    assert len(set(ids)) == 5
+    assert 'id=&quot;analysis&quot;' in shown[3] and "id=&quot;analysis&quot;" not in shown[0]
+    for html in shown:      # everything inline: no address to load anything from (an inline
+        # chart's SVG namespace is a name, not an address)
+        html = html.replace("xmlns=&quot;http://www.w3.org/2000/svg&quot;", "")
         assert not re.search(r"(src|href)=&quot;(https?:)?//|https?://", html)
     texts = [out for cell in executed.cells if cell.cell_type == "code"
              for out in cell.outputs if "text/plain" in out.get("data", {})]
-    assert texts[-2]["data"]["text/plain"] == "<replay: Game: heuristic vs greedy vs random>"
+    assert texts[-3]["data"]["text/plain"] == "<replay: Game: heuristic vs greedy vs random>"
+    assert texts[-2]["data"]["text/plain"] == "<replay: Game: random vs greedy>"   # analysed
     assert texts[-1]["data"]["text/plain"].startswith("Ranking(")   # the object itself
 
 
@@ -76,7 +80,8 @@ def test_the_quickstart_outputs_work_in_chromium(executed: Any, visit: Visit,
                          + "".join(f'<div class="output">{h}</div>' for h in _html(executed))
                          + "</body></html>", encoding="utf-8")
     page = visit.open(page_file)
-    first, ranking, second, again = (page.frame_locator(f"iframe >> nth={n}") for n in range(4))
+    first, ranking, second, costs, again = (page.frame_locator(f"iframe >> nth={n}")
+                                            for n in range(5))
     assert first.locator("#where").inner_text() == "Round 1 · Turn 1 of 10"
     first.locator("#next").click()
     assert first.locator("#where").inner_text() == "Round 1 · Turn 2 of 10"
@@ -90,6 +95,14 @@ def test_the_quickstart_outputs_work_in_chromium(executed: Any, visit: Visit,
     ranking.locator("#ranking thead th", has_text="bot").click()     # sort.js works inside
     assert ranking.locator("#ranking tbody td:nth-child(2)").all_inner_texts() == sorted(names)
     assert again.locator("#ranking tbody td:nth-child(2)").all_inner_texts() == names
+    # analyse=True: every seat's pick marked at turn 1, the costliest pick's link steps there.
+    assert costs.locator("#board .costnote").count() == 2
+    link = costs.locator("#costliest a").first
+    where = link.inner_text()                     # "round R, turn T"
+    link.click()
+    rnd, turn = re.findall(r"\d+", where)
+    assert costs.locator("#where").inner_text() == f"Round {rnd} · Turn {turn} of 10"
+    assert costs.locator("#analysis + p + svg polyline").count() == 2
     frame = page.locator("iframe").nth(2)     # fitted to its content: nothing cut off
     height = frame.evaluate("f => f.getBoundingClientRect().height")
     inner = frame.evaluate("f => f.contentDocument.body.getBoundingClientRect().height")
@@ -112,3 +125,6 @@ def test_show_takes_records_in_every_form_and_refuses_the_rest(tmp_path: Path) -
         show(bad)
     with pytest.raises(ShowError, match=r"holds no tournament \(no tournament\.db\)$"):
         show(tmp_path)
+    with pytest.raises(ShowError, match="^analyse=True marks a game's picks"):
+        show(tmp_path, analyse=True)
+    assert 'id="analysis"' in show(path, analyse=True).page
