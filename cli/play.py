@@ -155,7 +155,10 @@ def play_command(
 
     With --from RECORD --seat N: replay a recorded game up to that seat's fault and ask its
     bot again there."""
-    if again_from is not None and analyse and seat is None:
+    if again_from is not None and analyse:
+        if seat is not None or turn is not None:
+            fail("--analyse with --from analyses the whole record: it takes no --seat or "
+                 "--turn (those ask a bot again)")
         _analyse_file(again_from, analyse_budget)
         return
     if again_from is not None:

@@ -176,6 +176,9 @@ def test_arena_play_analyse_prints_each_picks_cost_and_publishes_it(tmp_path: Pa
                    cwd=tmp_path)
     assert again.split("What each pick cost", 1)[1] == text
     assert (tmp_path / "g.analysis.json").read_bytes() == before
+    mixed = subprocess.run([str(ARENA), "play", "--from", "g.json", "--seat", "1", "--analyse"],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert mixed.returncode != 0 and "it takes no --seat or --turn" in mixed.stderr
     # The record's page shows each pick's mark and the chart.
     _arena("publish", "g.json", "--site", "site", cwd=tmp_path)
     page = (tmp_path / "site" / "index.html").read_text()
