@@ -101,3 +101,22 @@ def test_its_language_is_told_from_the_program(rust_bot: Path) -> None:
 def test_as_an_ordinary_user(rust_bot: Path) -> None:
     """The Rust bot again, with the arena run by an ordinary user."""
     check_as_an_ordinary_user({"rfirst": rust_bot}, {"rfirst": set()})
+
+
+def test_compare_and_a_league(tmp_path: Path, rust_bot: Path) -> None:
+    """A Rust bot through `arena compare` and a league's `new`/`add`/`run`, as a user runs them:
+    sandboxed, no fault (its play, tournament, validate and serve: the tests above,
+    tests/bots/test_newbot.py and tests/serve/test_programs.py)."""
+    done = run_arena("compare", str(rust_bot), "greedy", "--max-games", "4", "--players", "2",
+                     "--sandbox", "bwrap", "--move-time", "0.5", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "at 4 games" in done.stdout.splitlines()[-1], done.stdout
+    lg = tmp_path / "lg"
+    for args in (["league", "new", str(lg), "--players", "2", "--seed", "3", "--move-time", "1"],
+                 ["league", "add", str(lg), str(rust_bot), "random"],
+                 ["league", "run", str(lg), "--games", "4", "--sandbox", "bwrap", "--quiet"]):
+        done = run_arena(*args, cwd=tmp_path)
+        assert done.returncode == 0, done.stdout + done.stderr
+    played = {b["name"]: b for b in json.loads((lg / "ranking.json").read_text())["bots"]}
+    assert set(played) == {"rfirst", "random"}, played
+    assert played["rfirst"]["games"] == 4 and sum(played["rfirst"]["faults"].values()) == 0
