@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from engine import GameState, Rules, new_game, score_puddings, to_record
+from engine import GameState, Rules, new_game, replay_steps, score_puddings, to_record
 from tournaments import AnalysisBudget, analyse_record, analysis_json, analysis_summary
 
 ARENA = Path(sys.executable).with_name("arena")
@@ -89,7 +89,7 @@ def test_exact_costs_match_an_enumeration_on_the_engine() -> None:
             state = state.apply([rand.choice(state.legal_picks(s)) for s in range(2)])
         record = to_record(state)
         steps = {(step.round, step.turn): step.before
-                 for step in __import__("engine").replay_steps(record)}
+                 for step in replay_steps(record)}
         for p in analyse_record(record, SMALL)["picks"]:
             if p["method"] != "exact":
                 continue
