@@ -32,9 +32,9 @@ def analysis_lines(analysis: Mapping[str, Any], players: Sequence[str]) -> list[
         lines.append(line.rstrip())
     rows = [[shown[s], seat["picks"], f"{seat['points_lost']:.2f}",
              "" if seat["mean"] is None else f"{seat['mean']:.2f}"]
-            for s, seat in enumerate(analysis["seats"])]
+            for s, seat in enumerate(analysis["seats"]) if seat["picks"]]   # not the dummy
     table = tabulate(rows, headers=["bot", "picks", "points lost", "per pick"],
-                     colalign=("left", "right", "right", "right"))
+                     colalign=("left", "right", "right", "right"), disable_numparse=True)
     return [*lines, "", *table.splitlines()]
 
 

@@ -333,7 +333,8 @@ def analysis_table(analysis: Mapping[str, Any]) -> list[str]:
         rows.append([safe_text(name), bot["picks"], f"{bot['mean']:.2f}",
                      *("" if m is None else f"{m:.2f}" for m in rounds)])
     table = tabulate(rows, headers=["bot", "picks", "lost/pick", "round 1", "round 2",
-                                    "round 3"], colalign=("left", *["right"] * 5))
+                                    "round 3"], colalign=("left", *["right"] * 5),
+                     disable_numparse=True)
     return ["", f"points lost per pick against the best pick ({analysis['games']} games "
             "analysed; by card in ranking.json, per pick on the replay pages):",
             *table.splitlines()]
