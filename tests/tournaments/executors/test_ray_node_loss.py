@@ -138,7 +138,9 @@ def test_a_served_league_survives_a_lost_node(tmp_path: Path, cluster: Cluster) 
         done = arena("league", "new", directory, "--players", "4", "--seed", str(2**100 + 11))
         assert done.exit_code == 0, done.output
     cluster.start_second()
-    server = Server(lg, "--executor", "ray", "--address", cluster.address)
+    # A round's four games at once on the two nodes' four CPUs: two of them must run on the
+    # second node (with the default, this machine's 2 cores, Ray may keep both on the head).
+    server = Server(lg, "--executor", "ray", "--address", cluster.address, "--workers", "4")
     try:
         organiser = server.organiser or ""
         for name, path in sources.items():
