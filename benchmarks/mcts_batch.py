@@ -29,15 +29,10 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from benchmarks.mcts_rate import budget  # noqa: E402
 from bots import BUILTIN_DIR  # noqa: E402
 from engine import new_game  # noqa: E402
 from tests.bots.helpers import load_bot  # noqa: E402
-
-
-def budget(bot: object, limit: float) -> float:
-    """The time mode's search time at move time ``limit`` (``bot.pick``'s rule)."""
-    share, margin = bot.TIME_SHARE, bot.TIME_MARGIN  # type: ignore[attr-defined]
-    return share * limit if limit < 2 * margin else min(share * limit, limit - margin)
 
 
 def timed(bot: object, obs: object, seed: str, iterations: int) -> float:

@@ -35,8 +35,8 @@ from engine.encoding import (
 )
 from engine.rules import Pick
 
-__all__ = ["GameTask", "Samples", "TEACHERS", "TEACHER", "label_game", "bot_module",
-           "teacher_label", "bot_pick"]
+__all__ = ["GameTask", "Samples", "TEACHERS", "TEACHER", "label_game", "pack_samples",
+           "bot_module", "teacher_label", "bot_pick"]
 
 #: The bots that can teach.
 TEACHERS = ("mcts", "heuristic")
@@ -150,8 +150,15 @@ def label_game(task: GameTask) -> Samples:
                 obs = state.observation(seat, time_limit=math.inf, for_dummy_after=own)
                 picks[2] = ask(seat, obs, own)
         state = state.apply(picks)
-    actions = np.full((len(labels), CANDIDATES), -1, dtype=np.int16)
-    values = np.zeros((len(labels), CANDIDATES), dtype=np.float32)
+    return pack_samples(rows, masks, labels, CANDIDATES)
+
+
+def pack_samples(rows: Sequence[bytes], masks: Sequence[bytes],
+                 labels: Sequence[tuple[Sequence[int], Sequence[float]]], width: int) -> Samples:
+    """Observation rows, legal masks and labels (each its candidate actions and values) as
+    :class:`Samples`, the labels padded to ``width`` candidates (action -1, value 0)."""
+    actions = np.full((len(labels), width), -1, dtype=np.int16)
+    values = np.zeros((len(labels), width), dtype=np.float32)
     for i, (acts, vals) in enumerate(labels):
         actions[i, :len(acts)] = acts
         values[i, :len(vals)] = vals

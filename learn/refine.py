@@ -36,7 +36,7 @@ import numpy.typing as npt
 from engine import Observation, new_game
 from engine.encoding import ACTIONS, N_ACTIONS, OBSERVATION_SIZE, features, mask_bytes
 from engine.rules import Pick
-from learn.distil import CANDIDATES, Samples, bot_pick, teacher_label
+from learn.distil import CANDIDATES, Samples, bot_pick, pack_samples, teacher_label
 from learn.fit import targets, vectors
 from learn.policy import Adam, Array, Policy, masked_log_softmax
 from learn.table import SCALES32
@@ -146,15 +146,7 @@ def play_and_label(task: RefineTask) -> Samples:
         state = state.apply(picks)
     if len(labels) and max(len(a) for a, _ in labels) > N_ACTIONS:
         raise AssertionError("more candidates than actions")
-    width = max([CANDIDATES, *(len(a) for a, _ in labels)])
-    actions = np.full((len(labels), width), -1, dtype=np.int16)
-    values = np.zeros((len(labels), width), dtype=np.float32)
-    for i, (acts, vals) in enumerate(labels):
-        actions[i, :len(acts)] = acts
-        values[i, :len(vals)] = vals
-    return Samples(np.frombuffer(b"".join(rows), dtype=np.uint8).reshape(-1, OBSERVATION_SIZE),
-                   np.frombuffer(b"".join(masks), dtype=np.uint8).reshape(-1, N_ACTIONS),
-                   actions, values)
+    return pack_samples(rows, masks, labels, max([CANDIDATES, *(len(a) for a, _ in labels)]))
 
 
 def _vectors(rows: list[bytes]) -> Array:

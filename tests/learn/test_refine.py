@@ -15,6 +15,7 @@ from engine.encoding import ACTIONS, N_ACTIONS
 from learn.policy import Policy
 from learn.refine import SELF, RefineSettings, RefineTask, main, play_and_label, refine, schedule
 from learn.table import SCALES32
+from tests.learn.test_train import digest
 
 TINY = RefineSettings(seed=5, players=(3,), games=2, anchor_games=1, iterations=8, epochs=2,
                       batch=32)
@@ -25,18 +26,6 @@ def start(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("start")
     Policy.create((16,), np.random.default_rng(0)).save(folder / "weights.npz")
     return folder
-
-
-def digest(folder: Path) -> dict[str, str]:
-    """Each file's hash; training.json's without the run's wall time and workers."""
-    def content(p: Path) -> bytes:
-        if p.name != "training.json":
-            return p.read_bytes()
-        record = json.loads(p.read_text(encoding="utf-8"))
-        assert isinstance(record.pop("seconds"), int) and record.pop("workers") in (1, 2)
-        return json.dumps(record, sort_keys=True).encode()
-
-    return {p.name: hashlib.sha256(content(p)).hexdigest() for p in sorted(folder.iterdir())}
 
 
 def test_the_same_seed_writes_the_same_folder_byte_for_byte(start: Path, tmp_path: Path) -> None:
