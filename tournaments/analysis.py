@@ -46,7 +46,7 @@ from typing import Any
 
 from bots import BUILTIN_DIR
 from engine import Card, Pick, RecordError, replay_steps
-from engine.fast import INDEX, NAMES, FastGame, determinize
+from engine.fast import INDEX, NAMES, determinize
 
 __all__ = ["ANALYSIS_FORMAT", "AnalysisBudget", "DETERMINIZATIONS", "EXACT_CARDS", "PAIR",
            "PickCost", "analyse_record", "analysis_json", "analysis_path", "analysis_summary",
@@ -131,7 +131,8 @@ _mcts: ModuleType | None = None
 
 
 def _search() -> Any:
-    """The ``mcts`` bot's module (its rollout policy and reward), loaded once per process."""
+    """The ``mcts`` bot's module (its rollout policy, reward and exact endgame), loaded once per
+    process."""
     global _mcts
     if _mcts is None:
         path = BUILTIN_DIR / "mcts" / "bot.py"
@@ -139,6 +140,7 @@ def _search() -> Any:
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
+        module.ENDGAME_MODE = "average"   # exact: each opponent pick alike (this copy's own)
         _mcts = module
     return _mcts
 
@@ -159,23 +161,6 @@ def _exact_applies(obs: Any, players: int, dummy: bool) -> bool:
     return bool(len(obs.known_hands[other] or ()) == sizes[other])
 
 
-def _exact_value(g: FastGame, me: int, action: Sequence[int], start: tuple[list[int], int],
-                 mcts: Any) -> float:
-    """The value of ``action``: each opponent pick alike, this seat's later picks its best."""
-    other = 1 - me
-    values = []
-    for reply in g.legal(other):
-        child = g.copy()
-        picks: list[Sequence[int]] = [(), ()]
-        picks[me], picks[other] = action, reply
-        child.step(picks)
-        if child.over or child.round != start[1]:
-            values.append(float(mcts.reward(child, me, start[0], start[1])))
-        else:
-            values.append(max(_exact_value(child, me, a, start, mcts) for a in child.legal(me)))
-    return sum(values) / len(values)
-
-
 def _evaluate(obs: Any, played: tuple[int, ...], seed: str, budget: AnalysisBudget,
               exact: bool) -> tuple[list[tuple[int, ...]], list[float]]:
     """The candidate actions for ``obs`` (``played`` among them) and each one's value."""
@@ -185,8 +170,9 @@ def _evaluate(obs: Any, played: tuple[int, ...], seed: str, budget: AnalysisBudg
     rng = random.Random(seed)
     root = determinize(obs, rng)
     if exact:   # every card known: the determinization is the position itself
-        actions = sorted(set(root.legal(me)) | {played})
-        return actions, [_exact_value(root, me, a, start, mcts) for a in actions]
+        legal, exact_values = mcts.endgame(root, me, start)
+        order = sorted(range(len(legal)), key=legal.__getitem__)
+        return [legal[i] for i in order], [float(exact_values[i]) for i in order]
     actions = list(mcts.candidates(root, me))
     if played not in actions:
         actions.append(played)
