@@ -138,9 +138,9 @@ def _search() -> Any:
         path = BUILTIN_DIR / "mcts" / "bot.py"
         spec = importlib.util.spec_from_file_location("_sushi_go_analysis_mcts", path)
         assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
+        module: Any = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
-        module.ENDGAME_MODE = "average"   # exact: each opponent pick alike (this copy's own)
+        module.ENDGAME_MODE = "average"  # exact: each opponent pick alike (this copy's own)
         _mcts = module
     return _mcts
 
