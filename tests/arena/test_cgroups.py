@@ -494,6 +494,37 @@ def test_cleanup_stale_removes_only_empty_leftovers(support: CgroupSupport, make
         proc.wait()
 
 
+def test_cleanup_stale_ages_a_leftover_by_a_clock_read_after_its_stamp(
+        support: CgroupSupport, monkeypatch: pytest.MonkeyPatch) -> None:
+    """cgroupfs stamps a folder when the kernel makes its inode, and remakes it after evicting
+    it (memory pressure): the stamp can be later than a clock read before the stat. Both
+    leftovers still go, on a machine slow enough for a scan to outlast the clock's tick."""
+    if not os.access("/proc/sys/vm/drop_caches", os.W_OK):
+        pytest.skip("evicting inodes needs root")
+    roots = list(dict.fromkeys(root for _, root in support.dirs))
+    cgroups.cleanup_stale(support, min_age=0)
+    for name in ("evicted-a", "evicted-b"):
+        for root in roots:
+            os.mkdir(os.path.join(root, name))
+    first = os.stat(os.path.join(roots[0], "evicted-a")).st_mtime
+    before = time.time()
+    Path("/proc/sys/vm/drop_caches").write_text("2")  # dentries and inodes only
+    time.sleep(0.05)  # past the coarse clock's lag (a tick) behind time.time()
+    assert os.stat(os.path.join(roots[0], "evicted-a")).st_mtime >= before > first
+    Path("/proc/sys/vm/drop_caches").write_text("2")
+    scandir = os.scandir
+
+    def slow_scandir(path: str) -> Iterator[os.DirEntry[str]]:  # a loaded machine's scan
+        time.sleep(0.05)
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", slow_scandir)
+    assert cgroups.cleanup_stale(support, min_age=0) == 2
+    monkeypatch.undo()
+    assert not any(os.path.exists(os.path.join(root, name)) for root in roots
+                   for name in ("evicted-a", "evicted-b"))
+
+
 def test_cleanup_stale_keeps_a_cgroup_whose_process_is_in_only_some_of_its_folders(
         support: CgroupSupport, make: Make) -> None:
     """wrap()'s shell enters one hierarchy at a time: halfway in, no folder of it is stale."""

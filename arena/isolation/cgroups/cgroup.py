@@ -256,6 +256,19 @@ def track(cgroup: BotCgroup) -> None:
     _live.add((cgroup.support.root, cgroup.name))
 
 
+def _age(path: str) -> float:
+    """Seconds since ``path``'s cgroup folder was stamped, by the clock read after its stat.
+
+    cgroupfs (kernfs) stamps a folder when its inode is made, at the first lookup after mkdir
+    and again whenever the kernel evicts and remakes the inode: a stamp can be later than a
+    clock read before the stat (one CI run under memory pressure found both leftovers "younger"
+    than 0 s and kept them). A leftover of a crashed run that nobody looked up yet therefore
+    counts as new at its first scan, and goes at a scan a minute later.
+    """
+    stamped = os.stat(path).st_mtime
+    return time.time() - stamped
+
+
 def cleanup_stale(support: CgroupSupport | None = None, *, min_age: float = STALE_AGE) -> int:
     """Remove empty bot cgroups left under our folder by crashed runs; return how many.
 
@@ -265,7 +278,6 @@ def cleanup_stale(support: CgroupSupport | None = None, *, min_age: float = STAL
     support = support if support is not None else detect()
     if support.version is None:
         return 0
-    now = time.time()
     # One bot cgroup is one name in every hierarchy (v1), entered one hierarchy at a time by
     # wrap()'s shell: judge it by the name, so a process that is in some of its folders and not
     # yet in the others keeps all of them.
@@ -282,7 +294,7 @@ def cleanup_stale(support: CgroupSupport | None = None, *, min_age: float = STAL
     removed = 0
     for paths in found.values():
         try:
-            if any(now - os.stat(path).st_mtime < min_age for path in paths):
+            if any(_age(path) < min_age for path in paths):
                 continue
             if any(read_file(os.path.join(path, "cgroup.procs")).strip() for path in paths):
                 continue
