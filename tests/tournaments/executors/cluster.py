@@ -31,6 +31,14 @@ scripts.main()
 """
 #: The second node's custom resource: it tells its raylet's command line apart.
 SECOND = "second_node"
+#: A driver that joins the head and runs one task that only the second node can run: the
+#: head's raylet must know that node's resources, as it must to hand it games. Prints the
+#: pid of the raylet that ran it (the task's worker's parent).
+PROBE = f"""import os, sys, ray
+ray.init(address=sys.argv[1], logging_level="ERROR", log_to_driver=False)
+where = ray.remote(num_cpus=0, resources={{"{SECOND}": 1}})(lambda: os.getppid())
+print(ray.get(where.remote(), timeout=float(sys.argv[2])))
+"""
 
 
 def _cmdline(pid: int) -> bytes:
@@ -153,7 +161,61 @@ class Cluster:
                 starting.kill()
                 starting.wait()
         assert starting.returncode == 0, output
-        assert self.second_raylet() is not None
+        raylet = self.second_raylet()
+        assert raylet is not None
+        # A node that came back has been seen to get no task at all (two CI runs of a
+        # hundred: a league run played every game on the head, a served league none on it in
+        # 240 s): a task only it can run shows the head hands it work, else it starts again.
+        failed = self.probe_second(raylet)
+        if failed:
+            self.stop_second(raylet)
+            self.start_second()
+            assert not self.probe_second(self.second_raylet()), failed
+
+    def probe_second(self, raylet: int | None, timeout: float = 60) -> str:
+        """Run :data:`PROBE`: nothing if the second node ran its task, else what went
+        wrong (the probe's output and the second raylet's last log lines)."""
+        try:
+            done = subprocess.run([sys.executable, "-c", PROBE, self.address, str(timeout)],
+                                  env=self.env, capture_output=True, text=True,
+                                  timeout=timeout + 60)
+            said = done.stdout.strip().splitlines()
+            if done.returncode == 0 and said and said[-1] == str(raylet):
+                return ""
+            why = f"probe exited {done.returncode}: {done.stdout[-2000:]}{done.stderr[-2000:]}"
+        except subprocess.TimeoutExpired:
+            why = f"probe still waiting after {timeout + 60} s"
+        return f"the second node (raylet {raylet}) ran no task: {why}\n{self.second_log()}"
+
+    def second_log(self) -> str:
+        """The last lines of the newest non-head raylet log (``raylet.N.out``)."""
+        log = self.gcs_log()
+        logs = sorted(log.parent.glob("raylet.*.out"), key=lambda p: p.stat().st_mtime) \
+            if log is not None else []
+        if not logs:
+            return "(no second raylet log)"
+        return f"{logs[-1]}:\n" + "\n".join(logs[-1].read_text(errors="replace")
+                                             .splitlines()[-30:])
+
+    def stop_second(self, raylet: int | None) -> None:
+        """SIGKILL the second node's raylet and every process under it."""
+        if raylet is None:
+            return
+        children: dict[int, list[int]] = {}
+        for pid in _pids():
+            children.setdefault(_parent(pid), []).append(pid)
+        doomed, todo = set(), [raylet]
+        while todo:
+            pid = todo.pop()
+            if pid not in doomed:
+                doomed.add(pid)
+                todo.extend(children.get(pid, []))
+        for pid in doomed:
+            with suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while any(_alive(p) for p in doomed) and time.monotonic() < deadline:
+            time.sleep(0.1)
 
     def playing_on_second(self) -> list[int]:
         """Ray workers of the second node busy with a game."""
@@ -184,8 +246,12 @@ class Cluster:
         assert raylet is not None
         deadline = time.monotonic() + 240
         while True:
-            assert alive(), "the run ended before the node could be killed"
-            assert time.monotonic() < deadline, "no game got under way on the second node"
+            assert alive(), ("the run ended before the node could be killed; "
+                             + (self.probe_second(raylet, timeout=20)
+                                or "it runs a task pinned to it"))
+            assert time.monotonic() < deadline, ("no game got under way on the second node; "
+                                                 + (self.probe_second(raylet, timeout=20)
+                                                    or "it runs a task pinned to it"))
             if self.playing_on_second() and (games := stored()) >= at_least:
                 busy = self.playing_on_second()
                 os.kill(raylet, signal.SIGKILL)
