@@ -71,6 +71,10 @@ def _arena(*args: str, cwd: Path | None = None) -> str:
 
 
 # --------------------------------------------------------------------------- pick hashes
+#: The observations' move time: mcts searches a fixed 300 iterations but stops past 0.6 of it
+#: (its safety valve), which a loaded machine reached at 1 s, changing mcts's hash.
+LIMIT = 1e6
+
 def _load(path: Path, slot: int) -> ModuleType:
     entry = path / "bot.py" if path.is_dir() else path
     spec = importlib.util.spec_from_file_location(f"_ref_{path.stem}_{slot}", entry)
@@ -85,7 +89,8 @@ def pick_hashes(games: int, mcts_games: int) -> dict[str, Any]:
     import bots
 
     paths = {Path(p).name.removesuffix(".py"): Path(p) for p in bots.builtin_bots()}
-    paths = {name: paths[name] for name in ("random", "greedy", "heuristic", "mcts")}
+    paths = {name: paths[name] for name in ("random", "greedy", "heuristic", "learned",
+                                            "mcts")}
     hashes = {name: hashlib.sha256() for name in paths}
     counts = dict.fromkeys(paths, 0)
     played = 0
@@ -103,7 +108,7 @@ def pick_hashes(games: int, mcts_games: int) -> dict[str, Any]:
                     picks: list[Any] = []
                     for seat in range(players):
                         random.seed(f"{seed}:{seat}:{state.round}:{state.turn}")
-                        pick = modules[seat].pick(state.observation(seat))
+                        pick = modules[seat].pick(state.observation(seat, time_limit=LIMIT))
                         picks.append(pick)
                         if seat == 0:
                             hashes[name].update(repr((seat, state.round, state.turn,
@@ -113,7 +118,7 @@ def pick_hashes(games: int, mcts_games: int) -> dict[str, Any]:
                     if controller is not None:
                         own = picks[controller]
                         random.seed(f"{seed}:dummy:{state.round}:{state.turn}")
-                        obs = state.observation(controller, for_dummy_after=own)
+                        obs = state.observation(controller, for_dummy_after=own, time_limit=LIMIT)
                         picks.append(modules[controller].pick(obs))
                     state = state.apply(picks)
                 played += 1
