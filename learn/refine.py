@@ -12,6 +12,9 @@
    values at ``--temperature`` points; to the start's distribution on the anchor rows), at a
    small learning rate with cosine decay.
 
+``OUT/training.json`` records the refinement (``refined``, ``seconds``, ``workers``) and, under
+``start``, the start folder's own ``training.json`` if it has one: how the network was made.
+
 Everything is drawn from ``--seed``: the same start, settings and seed write the same weights
 file byte for byte on the same machine and numpy.
 """
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import math
 import multiprocessing
 import os
@@ -232,6 +236,13 @@ def refine(settings: RefineSettings, start: Path, out: Path, *, workers: int = 2
     if not weights.is_file():
         raise ValueError(f"{start} holds no weights.npz (a folder bot written by learn.train)")
     digest = hashlib.sha256(weights.read_bytes()).hexdigest()
+    # how the start was made (its training.json, if any), so the record tells the whole recipe
+    made: object = None
+    if (start / "training.json").is_file():
+        try:
+            made = json.loads((start / "training.json").read_text(encoding="utf-8"))
+        except ValueError as error:
+            raise ValueError(f"{start / 'training.json'} is not JSON: {error}") from None
     policy = Policy.load(weights)
     tasks = schedule(settings, policy)
     say(f"games: {settings.games} at {settings.players} players, {settings.anchor_games} "
@@ -241,10 +252,14 @@ def refine(settings: RefineSettings, start: Path, out: Path, *, workers: int = 2
     losses = fit_refine(policy, teach, anchor, settings, np.random.default_rng(settings.seed),
                         log=log)
     seconds = round(time.perf_counter() - clock)
-    write_folder(out, policy, {"refined": {"start_sha256": digest, "settings": asdict(settings),
-                                           "labels": len(teach), "anchor_rows": len(anchor),
-                                           "losses": losses},
-                               "seconds": seconds, "workers": workers})
+    record: dict[str, object] = {"refined": {"start_sha256": digest,
+                                             "settings": asdict(settings),
+                                             "labels": len(teach), "anchor_rows": len(anchor),
+                                             "losses": losses},
+                                 "seconds": seconds, "workers": workers}
+    if made is not None:
+        record["start"] = made
+    write_folder(out, policy, record)
     say(f"wrote {out} in {seconds} s", flush=True)
     return policy
 

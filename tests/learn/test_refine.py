@@ -17,6 +17,9 @@ from learn.refine import SELF, RefineSettings, RefineTask, main, play_and_label,
 from learn.table import SCALES32
 from tests.learn.test_train import digest
 
+#: How the start was made, as learn.train records it (shortened).
+START_RECORD = {"settings": {"seed": 1, "games": 600}, "labels": 45434, "seconds": 1621}
+
 TINY = RefineSettings(seed=5, players=(3,), games=2, anchor_games=1, iterations=8, epochs=2,
                       batch=32)
 
@@ -25,6 +28,7 @@ TINY = RefineSettings(seed=5, players=(3,), games=2, anchor_games=1, iterations=
 def start(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("start")
     Policy.create((16,), np.random.default_rng(0)).save(folder / "weights.npz")
+    (folder / "training.json").write_text(json.dumps(START_RECORD), encoding="utf-8")
     return folder
 
 
@@ -38,6 +42,8 @@ def test_the_same_seed_writes_the_same_folder_byte_for_byte(start: Path, tmp_pat
     record = json.loads((tmp_path / "a" / "training.json").read_text(encoding="utf-8"))
     assert record["refined"]["start_sha256"] == hashlib.sha256(before).hexdigest()
     assert record["refined"]["labels"] > 50 and record["refined"]["anchor_rows"] > 20
+    assert record["refined"]["settings"]["seed"] == 5 and record["workers"] == 1
+    assert record["start"] == START_RECORD      # the whole recipe: the start's own record
     other = RefineSettings(**{**TINY.__dict__, "seed": 6})
     refine(other, start, tmp_path / "c", workers=1)
     assert digest(tmp_path / "c")["weights.npz"] != digest(tmp_path / "a")["weights.npz"]
@@ -89,3 +95,17 @@ def test_a_start_without_weights_is_one_line(tmp_path: Path,
     assert capsys.readouterr().err.strip().splitlines() == [
         f"python -m learn.refine: {tmp_path} holds no weights.npz (a folder bot written by "
         "learn.train)"]
+
+
+def test_a_start_whose_record_is_not_json_is_one_line(start: Path, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "weights.npz").write_bytes((start / "weights.npz").read_bytes())
+    (tmp_path / "training.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(SystemExit) as exit_:
+        main([str(tmp_path / "out"), "--start", str(tmp_path)])
+    assert exit_.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        f"python -m learn.refine: {tmp_path / 'training.json'} is not JSON: Expecting property "
+        "name enclosed in double quotes: line 1 column 2")
+    assert not (tmp_path / "out").exists()
