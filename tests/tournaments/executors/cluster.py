@@ -221,13 +221,14 @@ class Cluster:
         raylet = self.second_raylet()
         assert raylet is not None
         deadline = time.monotonic() + 240
+
+        def node() -> str:  # said only on a failure: does the node still run a task?
+            return self.probe_second(raylet, timeout=20) or "it runs a task pinned to it"
+
         while True:
-            assert alive(), ("the run ended before the node could be killed; "
-                             + (self.probe_second(raylet, timeout=20)
-                                or "it runs a task pinned to it"))
-            assert time.monotonic() < deadline, ("no game got under way on the second node; "
-                                                 + (self.probe_second(raylet, timeout=20)
-                                                    or "it runs a task pinned to it"))
+            assert alive(), f"the run ended before the node could be killed; {node()}"
+            assert time.monotonic() < deadline, \
+                f"no game got under way on the second node; {node()}"
             # Stored first, then under way, then the kill at once: a game that ended between
             # a look and the kill must not leave the node killed with no game lost (two CI
             # runs: the test then waited for a game on a dead node until the run ended or for
