@@ -5,9 +5,11 @@ A game's seats are played by built-in bots, the teacher among them (:data:`TEACH
 the teacher's best label); whoever plays a seat, each of its observations with more than one
 legal pick gets the teacher's label. ``mcts`` labels an observation with every candidate pick it
 searched and that pick's value (its mean search reward plus prior, in points: ``evaluate`` in
-``bots/mcts/bot.py``); ``heuristic`` with its one pick. The teacher searches a fixed number of
-iterations with no clock, and every random draw comes from the game's seed, so the same game
-gives the same labels on any machine.
+``bots/mcts/bot.py``); ``mcts-batch`` likewise, its rollouts played on the batched engine
+(``bots/mcts/batched.py``: every candidate the same number of rollouts, ``iterations`` in all;
+the two-player dummy's picks fall back to ``mcts``); ``heuristic`` with its one pick. The
+teacher searches a fixed number of iterations with no clock, and every random draw comes from
+the game's seed, so the same game gives the same labels on any machine.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import random
+import runpy
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
@@ -39,7 +42,7 @@ __all__ = ["GameTask", "Samples", "TEACHERS", "TEACHER", "label_game", "pack_sam
            "bot_module", "teacher_label", "bot_pick"]
 
 #: The bots that can teach.
-TEACHERS = ("mcts", "heuristic")
+TEACHERS = ("mcts", "mcts-batch", "heuristic")
 #: A seat played by the teacher: its best label.
 TEACHER = "teacher"
 #: Candidates per label at most (mcts: 13 single cards and 10 chopsticks pairs).
@@ -97,15 +100,28 @@ def bot_module(name: str) -> Any:
     return module
 
 
+def _batched() -> dict[str, Any]:
+    """``bots/mcts/batched.py``'s namespace, loaded once per process (as ``bot.py`` loads it)."""
+    namespace = _batched_namespace
+    if not namespace:
+        namespace.update(runpy.run_path(str(BUILTIN_DIR / "mcts" / "batched.py")))
+    return namespace
+
+
+_batched_namespace: dict[str, Any] = {}
+
+
 def teacher_label(teacher: str, obs: Observation, rng: random.Random, iterations: int,
                   own: Pick | None) -> tuple[list[int], list[float]]:
     """The teacher's candidate actions for ``obs`` and their values (best first is not
     promised); ``own``: the seat's own pick this turn, for the dummy's card."""
-    if teacher == "mcts":
+    if teacher in ("mcts", "mcts-batch"):
         mcts = bot_module("mcts")
         if own is not None:
             mcts._last_own_pick = (obs.round, obs.turn, tuple(mcts.INDEX[str(c)] for c in own))
-        picks, values = mcts.evaluate(obs, rng, iterations, math.inf, math.inf)
+        batch = teacher == "mcts-batch" and _batched()["evaluate"](  # None: the dummy's picks
+            vars(mcts), obs, rng, iterations, math.inf, math.inf)
+        picks, values = batch or mcts.evaluate(obs, rng, iterations, math.inf, math.inf)
         return [ACTION_INDEX[tuple(Card(mcts.NAMES[c]) for c in p)] for p in picks], list(values)
     choice = bot_module(teacher).pick(obs)
     names = (choice,) if isinstance(choice, str) else tuple(choice)

@@ -4,8 +4,10 @@
    ``--players``: one seat (now and then two) is the start network itself (its best legal
    action, as the bot plays), the others ``heuristic`` or the ``mcts`` teacher. Every pick with
    a choice, whoever makes it, is labelled by ``mcts``'s value of every candidate pick
-   (:mod:`learn.distil`): the network learns on the positions it reaches against the bots it
-   must beat, not on the teacher's own games alone.
+   (:mod:`learn.distil`; ``--teacher mcts-batch``: the same search with its rollouts played
+   on the batched engine, :mod:`engine.batch`, which also plays the ``mcts`` seats): the
+   network learns on the positions it reaches against the bots it must beat, not on the
+   teacher's own games alone.
 2. **Anchor games.** ``--anchor-games`` games at the other table sizes, played the same way and
    labelled by the start network's own softmax, so what it does well elsewhere stays.
 3. **Fit.** The start network is fitted to both (cross-entropy to the softmax of the teacher's
@@ -63,6 +65,9 @@ class RefineSettings:
     #: Games at the other table sizes (2-5 players), labelled by the start network itself.
     anchor_games: int = 300
     iterations: int = 300
+    #: The labels' search: ``mcts`` (a rollout at a time) or ``mcts-batch`` (its rollouts on
+    #: the batched engine, ``iterations`` of them in all).
+    teacher: str = "mcts"
     #: Who fills the seats the network does not play, and the odds.
     opponents: tuple[tuple[str, float], ...] = (("heuristic", 0.7), ("mcts", 0.3))
     second_seat: float = 0.2
@@ -84,6 +89,7 @@ class RefineTask:
     anchor: bool
     iterations: int
     weights: tuple[tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]], ...]
+    teacher: str = "mcts"
 
 
 def schedule(settings: RefineSettings, policy: Policy) -> list[RefineTask]:
@@ -107,7 +113,7 @@ def schedule(settings: RefineSettings, policy: Policy) -> list[RefineTask]:
             if anchor:  # no teacher needed: the bots the network meets
                 seats = [SELF if s == SELF else "heuristic" for s in seats]
             tasks.append(RefineTask(rng.getrandbits(48), tuple(seats), anchor,
-                                    settings.iterations, weights))
+                                    settings.iterations, weights, settings.teacher))
     return tasks
 
 
@@ -134,7 +140,7 @@ def play_and_label(task: RefineTask) -> Samples:
                 legal = [a for a in range(N_ACTIONS) if mask[a]]
                 label = (legal, [float(logits[a]) for a in legal])
             else:
-                label = teacher_label("mcts", obs, rng, task.iterations, None)
+                label = teacher_label(task.teacher, obs, rng, task.iterations, None)
             rows.append(row)
             masks.append(mask)
             labels.append(label)
@@ -276,7 +282,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--players", type=int, nargs="+", default=list(d.players))
     parser.add_argument("--games", type=int, default=d.games)
     parser.add_argument("--anchor-games", type=int, default=d.anchor_games)
-    parser.add_argument("--iterations", type=int, default=d.iterations)
+    parser.add_argument("--iterations", type=int, default=d.iterations,
+                        help="the teacher's search per pick: iterations (mcts) or rollouts "
+                             "(mcts-batch)")
+    parser.add_argument("--teacher", choices=("mcts", "mcts-batch"), default=d.teacher,
+                        help="the labels' search: mcts, or mcts-batch (its rollouts on the "
+                             "batched engine)")
     parser.add_argument("--epochs", type=int, default=d.epochs)
     parser.add_argument("--rate", type=float, default=d.rate)
     parser.add_argument("--temperature", type=float, default=d.temperature)
@@ -287,7 +298,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error(f"--players takes table sizes 2 to 5, not {args.players}")
     settings = RefineSettings(seed=args.seed, players=tuple(sorted(set(args.players))),
                               games=args.games, anchor_games=args.anchor_games,
-                              iterations=args.iterations, epochs=args.epochs, rate=args.rate,
+                              iterations=args.iterations, teacher=args.teacher,
+                              epochs=args.epochs, rate=args.rate,
                               temperature=args.temperature, anchor_weight=args.anchor_weight)
     try:
         refine(settings, args.start, args.out, workers=args.workers, log=True)

@@ -160,7 +160,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="teacher games (default %(default)s)")
     parser.add_argument("--teacher", choices=TEACHERS, default=defaults.teacher)
     parser.add_argument("--iterations", type=int, default=defaults.iterations,
-                        help="the mcts teacher's search per pick (default %(default)s)")
+                        help="the teacher's search per pick: iterations (mcts) or rollouts "
+                             "(mcts-batch) (default %(default)s)")
     parser.add_argument("--hidden", type=int, nargs="+", default=list(defaults.hidden),
                         help="hidden layer sizes (default %(default)s)")
     parser.add_argument("--epochs", type=int, default=fits.epochs)

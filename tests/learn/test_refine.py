@@ -109,3 +109,39 @@ def test_a_start_whose_record_is_not_json_is_one_line(start: Path, tmp_path: Pat
         f"python -m learn.refine: {tmp_path / 'training.json'} is not JSON: Expecting property "
         "name enclosed in double quotes: line 1 column 2")
     assert not (tmp_path / "out").exists()
+
+
+def test_the_batched_teacher_labels_from_rollouts_on_the_batched_engine(
+        start: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import engine.batch.game as batch_game
+    steps = []
+    step = batch_game.BatchGame.step
+    monkeypatch.setattr(batch_game.BatchGame, "step",
+                        lambda game, *picks: (steps.append(game.batch), step(game, *picks))[1])
+    batched = RefineSettings(**{**TINY.__dict__, "teacher": "mcts-batch", "iterations": 64})
+    refine(batched, start, tmp_path / "a", workers=1)
+    assert steps and min(steps) >= 8       # every label's rollouts: batches of games at once
+    refine(batched, start, tmp_path / "b", workers=1)
+    assert digest(tmp_path / "a") == digest(tmp_path / "b")
+    record = json.loads((tmp_path / "a" / "training.json").read_text(encoding="utf-8"))
+    assert record["refined"]["settings"]["teacher"] == "mcts-batch"
+    # the same games as the scalar teacher's (same seed), other labels: other weights
+    scalar = RefineSettings(**{**TINY.__dict__, "iterations": 64})
+    refine(scalar, start, tmp_path / "c", workers=1)
+    assert digest(tmp_path / "c")["weights.npz"] != digest(tmp_path / "a")["weights.npz"]
+
+
+def test_a_batched_label_is_the_batched_searchs_values(start: Path) -> None:
+    import random
+    from math import inf
+
+    from learn.distil import _batched, bot_module, teacher_label
+    state = new_game(4, 31)
+    state = state.apply([state.legal_picks(s)[0] for s in range(4)])
+    obs = state.observation(2, time_limit=inf)
+    actions, values = teacher_label("mcts-batch", obs, random.Random(3), 400, None)
+    mcts = bot_module("mcts")
+    picks, expected = _batched()["evaluate"](vars(mcts), obs, random.Random(3), 400, inf, inf)
+    assert len(actions) == len(picks) > 1 and values == expected
+    assert [ACTIONS[a] for a in actions] == [
+        tuple(str(mcts.NAMES[c]) for c in p) for p in picks]

@@ -61,11 +61,13 @@ def test_schedule_covers_every_table_and_variant() -> None:
     assert schedule(Settings(seed=2), 20) != tasks[:20]
 
 
-@pytest.mark.parametrize(("players", "variant"), [(4, ()), (2, ("two-player-dummy",))])
-def test_every_choice_is_labelled_with_legal_candidates(players: int,
-                                                        variant: tuple[str, ...]) -> None:
+@pytest.mark.parametrize(("players", "variant", "teacher"), [
+    (4, (), "mcts"), (2, ("two-player-dummy",), "mcts"),
+    (4, (), "mcts-batch"), (2, ("two-player-dummy",), "mcts-batch")])   # the dummy: scalar
+def test_every_choice_is_labelled_with_legal_candidates(players: int, variant: tuple[str, ...],
+                                                        teacher: str) -> None:
     task = GameTask(7, players, variant, (TEACHER, "random", "greedy", "heuristic")[:players],
-                    "mcts", 20)
+                    teacher, 20)
     samples = label_game(task)
     rules = new_game(players, 7, variant).rules
     # a label for every pick from two or more kinds (and every dummy's card), none for a last
