@@ -125,7 +125,7 @@ def test_the_batched_teacher_labels_from_rollouts_on_the_batched_engine(
     assert digest(tmp_path / "a") == digest(tmp_path / "b")
     record = json.loads((tmp_path / "a" / "training.json").read_text(encoding="utf-8"))
     assert record["refined"]["settings"]["teacher"] == "mcts-batch"
-    # the same games as the scalar teacher's (same seed), other labels: other weights
+    # the scalar teacher on the same schedule (same seed): other labels, other weights
     scalar = RefineSettings(**{**TINY.__dict__, "iterations": 64})
     refine(scalar, start, tmp_path / "c", workers=1)
     assert digest(tmp_path / "c")["weights.npz"] != digest(tmp_path / "a")["weights.npz"]
