@@ -101,14 +101,12 @@ def bot_module(name: str) -> Any:
 
 
 def _batched() -> dict[str, Any]:
-    """``bots/mcts/batched.py``'s namespace, loaded once per process (as ``bot.py`` loads it)."""
-    namespace = _batched_namespace
+    """``bots/mcts/batched.py``'s namespace, loaded once per process into the mcts module's own
+    ``_BATCHED`` (where ``bot.py`` keeps it in batch mode)."""
+    namespace: dict[str, Any] = bot_module("mcts")._BATCHED
     if not namespace:
         namespace.update(runpy.run_path(str(BUILTIN_DIR / "mcts" / "batched.py")))
     return namespace
-
-
-_batched_namespace: dict[str, Any] = {}
 
 
 def teacher_label(teacher: str, obs: Observation, rng: random.Random, iterations: int,
